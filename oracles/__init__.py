@@ -1,0 +1,1 @@
+"""Transition systems with their static and dynamic oracles."""
