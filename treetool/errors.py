@@ -1,0 +1,41 @@
+"""The one error type for bad input.
+
+Every reader raises :class:`TreebankError` for malformed input, so the CLI can
+print ``file:line: message`` and exit 2 without a traceback, and a training
+loop can catch a single exception type.
+"""
+
+from __future__ import annotations
+
+
+class TreebankError(ValueError):
+    """Malformed treebank input, located by file, line and sentence id.
+
+    ``raw`` holds the exact text of the offending sentence when the reader
+    could delimit it, so ``--rejects FILE`` can keep it byte for byte.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        filename: str | None = None,
+        line: int | None = None,
+        sent_id: str | None = None,
+        raw: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.sent_id = sent_id
+        self.raw = raw
+
+    def __str__(self) -> str:
+        where = self.filename or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        text = f"{where}: {self.message}"
+        if self.sent_id:
+            text += f" (sentence {self.sent_id})"
+        return text

@@ -1,0 +1,164 @@
+"""Opening treebanks: paths, stdin/stdout, compression, format detection, atomic output.
+
+Text is decoded as UTF-8 with ``surrogateescape`` and ``newline=""``: CRLF
+line ends reach the parsers untouched and invalid bytes survive as lone
+surrogates, so a round trip reproduces the input bytes exactly while the
+readers can still point at the line holding an invalid byte.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, TextIO
+
+from .errors import TreebankError
+
+FORMATS = ("conllu", "conllx", "ptb")
+_EXTENSIONS = {
+    ".conllu": "conllu",
+    ".conll": "conllx",
+    ".conllx": "conllx",
+    ".mrg": "ptb",
+    ".ptb": "ptb",
+    ".tree": "ptb",
+    ".trees": "ptb",
+}
+_COMPRESSORS: dict[str, Callable[..., IO[bytes]]] = {
+    ".gz": gzip.open,
+    ".bz2": bz2.open,
+    ".xz": lzma.open,
+}
+_MAGIC = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
+CHUNK_CHARS = 1 << 20
+
+
+def _split_compression(name: str) -> tuple[str, str | None]:
+    lower = name.lower()
+    for ext in _COMPRESSORS:
+        if lower.endswith(ext):
+            return name[: -len(ext)], ext
+    return name, None
+
+
+def format_from_name(name: str) -> str | None:
+    """The treebank format implied by a file name (compression suffixes ignored), or None."""
+    base, _ = _split_compression(name)
+    return _EXTENSIONS.get(Path(base).suffix.lower())
+
+
+def format_from_text(text: str) -> str | None:
+    """Guess the format from the start of a file: brackets are PTB, tab-separated lines CoNLL.
+
+    CoNLL-U and CoNLL-X cannot always be told apart by content; comments,
+    multiword tokens or empty nodes mean CoNLL-U, and so does the rest
+    (use ``--from conllx`` for CoNLL-X semantics on such input).
+    """
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("("):
+            return "ptb"
+        if stripped.startswith("#") or "\t" in stripped:
+            return "conllu"
+        return None
+    return None
+
+
+def open_binary_input(path: str) -> IO[bytes]:
+    """Open ``path`` (``-`` for stdin) for reading bytes, decompressing by suffix or magic bytes."""
+    if path == "-":
+        raw: IO[bytes] = sys.stdin.buffer
+    else:
+        try:
+            raw = open(path, "rb")
+        except OSError as err:
+            raise TreebankError(f"cannot open: {err.strerror}", filename=path) from None
+    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+    head = buffered.peek(6)[:6]
+    for magic, ext in _MAGIC:
+        if head.startswith(magic):
+            return _COMPRESSORS[ext](buffered, "rb")
+    return buffered
+
+
+def open_text_input(path: str) -> TextIO:
+    """Open ``path`` for reading text losslessly (see the module docstring)."""
+    return io.TextIOWrapper(
+        open_binary_input(path), encoding="utf-8", errors="surrogateescape", newline=""
+    )
+
+
+def read_chunks(stream: TextIO, path: str, size: int = CHUNK_CHARS) -> Iterator[str]:
+    """Yield decoded chunks of ``stream``; a byte-order mark is kept in the text."""
+    try:
+        while True:
+            chunk = stream.read(size)
+            if not chunk:
+                return
+            yield chunk
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        raise TreebankError(f"cannot read: {err}", filename=path) from None
+
+
+class AtomicOutput:
+    """A binary output written under a temporary name and renamed when complete.
+
+    A failed run never leaves half a file under the final name.  ``-``
+    writes to stdout.  Compression follows the suffix (``.gz``, ``.bz2``, ``.xz``).
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._tmp: str | None = None
+        if path == "-":
+            self.stream: IO[bytes] = sys.stdout.buffer
+            self._owned = False
+        else:
+            target = Path(path)
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+            self.stream = os.fdopen(fd, "wb")
+            self._owned = True
+            _, ext = _split_compression(path)
+            if ext is not None:
+                self.stream = _COMPRESSORS[ext](self.stream, "wb")
+
+    def write(self, data: bytes) -> int:
+        return self.stream.write(data)
+
+    def commit(self) -> None:
+        if not self._owned:
+            self.stream.flush()
+            return
+        self.stream.close()
+        assert self._tmp is not None
+        os.replace(self._tmp, self.path)
+        self._tmp = None
+
+    def abort(self) -> None:
+        if not self._owned:
+            return
+        try:
+            self.stream.close()
+        except OSError:
+            pass
+        if self._tmp is not None and os.path.exists(self._tmp):
+            os.unlink(self._tmp)
+        self._tmp = None
+
+    def __enter__(self) -> AtomicOutput:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
