@@ -193,7 +193,7 @@ class Sentence:
     @property
     def n_multiword(self) -> int:
         """Number of multiword-token lines."""
-        return sum(1 for line in self.lines if (line.split("\t", 1)[0].find("-") > 0))
+        return sum(1 for line in self.lines if not line.startswith("#") and "-" in line.split("\t", 1)[0])
 
     @property
     def n_empty(self) -> int:

@@ -12,10 +12,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .conll import OnError, read_conll
-from .errors import TreebankError
-from .io import FORMATS, format_from_name, format_from_text, open_binary_input
 import io as _io
+from collections import Counter
+
+from .conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
+from .errors import TreebankError
+from .io import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
+from .sentence import Sentence
 
 
 def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
@@ -77,3 +80,72 @@ def treebank_format(path: str, fmt: str | None = None) -> str:
         return resolve_format(path, fmt, b"")
     with _opened(path) as binary:
         return resolve_format(path, fmt, binary.peek(4096)[:4096])
+
+
+def output_format(path: str, to: str | None, source: str) -> str:
+    """The output format: ``--to``, else the ``-o`` name, else the input format."""
+    if to is not None:
+        return to
+    if path != "-":
+        named = format_from_name(path)
+        if named is not None:
+            return named
+    return source
+
+
+class TreebankWriter:
+    """Write sentences or trees to ``path`` in ``fmt``, converting where needed.
+
+    Sentences in their own format are written byte for byte (see
+    :meth:`Sentence.to_bytes`).  CoNLL-U to CoNLL-X drops comments,
+    multiword tokens and empty nodes, which CoNLL-X cannot hold; the counts
+    are kept in ``dropped`` so the command can warn.  Trees are written one
+    per line.  The file appears under its name only after :meth:`close`.
+    """
+
+    def __init__(self, path: str, fmt: str) -> None:
+        if fmt not in FORMATS:
+            raise TreebankError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+        self.path = path
+        self.format = fmt
+        self.dropped: Counter[str] = Counter()
+        self._out = AtomicOutput(path)
+
+    def write(self, item: Any) -> None:
+        if isinstance(item, Sentence):
+            if self.format == item.format:
+                self._out.write(item.to_bytes())
+            elif self.format == "conllx":
+                self.dropped["comment lines"] += len(item.comments)
+                self.dropped["multiword tokens"] += item.n_multiword
+                self.dropped["empty nodes"] += item.n_empty
+                self._out.write(to_conllx_bytes(item))
+            elif self.format == "conllu":
+                self._out.write(to_conllu_bytes(item))
+            else:
+                raise TreebankError("cannot write a dependency treebank as PTB brackets", filename=self.path)
+        else:
+            if self.format != "ptb":
+                raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
+            from .ptb import tree_to_line
+
+            self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
+
+    def warnings(self) -> list[str]:
+        return [
+            f"{count} {what} dropped: {self.format} cannot hold them"
+            for what, count in self.dropped.items()
+            if count
+        ]
+
+    def close(self, ok: bool = True) -> None:
+        if ok:
+            self._out.commit()
+        else:
+            self._out.abort()
+
+    def __enter__(self) -> TreebankWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(ok=exc_type is None)

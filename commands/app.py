@@ -1,0 +1,50 @@
+"""The ``treetool`` application: registers one thin module per subcommand."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from treetool import __version__
+
+from . import filter as filter_module
+from . import stats as stats_module
+
+app = typer.Typer(
+    name="treetool",
+    help=(
+        "Prepare treebanks for transition-based parsing: statistics, filtering and conversion, "
+        "projectivization, transition-system coverage and oracles.\n\n"
+        "Example: treetool stats sample_data/en_sample.conllu"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"treetool {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        Optional[bool],
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = None,
+) -> None:
+    """treetool: treebanks in, parser training data out."""
+
+
+app.command("stats")(stats_module.stats_command)
+app.command("filter")(filter_module.filter_command)
+
+
+def main() -> None:
+    app(prog_name="treetool")

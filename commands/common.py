@@ -1,0 +1,120 @@
+"""Options and behaviour shared by every subcommand.
+
+Conventions fixed here for all commands: ``--from``/``--to`` name treebank
+formats, ``--format`` names report formats, ``-o`` names the output
+(``-`` is stdout), bad input prints ``file:line: message`` and exits 2,
+``--on-error skip`` skips and counts, ``--rejects FILE`` keeps what was
+skipped, and a closed pipe ends quietly with status 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from typing import Annotated, Any, Callable, Optional, TypeVar
+
+import typer
+
+from treetool.errors import TreebankError
+from treetool.policy import ErrorPolicy
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_BAD_INPUT = 2
+
+
+class TreebankFormat(str, Enum):
+    conllu = "conllu"
+    conllx = "conllx"
+    ptb = "ptb"
+
+
+class ReportFormat(str, Enum):
+    table = "table"
+    json = "json"
+    tsv = "tsv"
+    markdown = "markdown"
+
+
+class OnError(str, Enum):
+    fail = "fail"
+    skip = "skip"
+
+
+Files = Annotated[
+    list[str],
+    typer.Argument(help="Treebank files (.conllu, .conll/.conllx, .mrg/.ptb/.tree; .gz/.bz2/.xz too); - is stdin.", show_default=False),
+]
+FromFormat = Annotated[
+    Optional[TreebankFormat],
+    typer.Option("--from", help="Input format [default: from the file name, else the content].", show_default=False),
+]
+ToFormat = Annotated[
+    Optional[TreebankFormat],
+    typer.Option("--to", help="Output format [default: from the -o name, else the input's].", show_default=False),
+]
+Output = Annotated[str, typer.Option("--output", "-o", help="Output file; - is stdout. Written under a temporary name and renamed when complete.")]
+ReportFormatOpt = Annotated[ReportFormat, typer.Option("--format", help="Report format.")]
+OnErrorOpt = Annotated[
+    OnError,
+    typer.Option("--on-error", help="fail: stop at the first bad sentence (exit 2); skip: skip bad sentences and count them."),
+]
+Rejects = Annotated[
+    Optional[str],
+    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
+]
+
+
+def error(message: str) -> None:
+    """Print a message for the user to stderr (plain text: never read as markup)."""
+    sys.stderr.write(message.rstrip("\n") + "\n")
+
+
+@contextmanager
+def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy]:
+    """The ``on_error`` handler for a command run; reports what was skipped at the end."""
+    if rejects and on_error is not OnError.skip:
+        raise typer.BadParameter("--rejects needs --on-error skip", param_hint="--rejects")
+    policy = ErrorPolicy(on_error.value, rejects)
+    ok = False
+    try:
+        yield policy
+        ok = True
+    finally:
+        policy.close(ok)
+    summary = policy.summary()
+    if summary:
+        error(summary)
+
+
+def cli_command(fn: F) -> F:
+    """Run a command body with the shared error conventions (no tracebacks for bad input)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TreebankError as err:
+            _flush_quietly()
+            error(str(err))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except BrokenPipeError:
+            # The reader of our output went away (e.g. `| head`): not an error.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass

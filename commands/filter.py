@@ -1,0 +1,65 @@
+"""``treetool filter``: write the selected sentences unchanged (or converted)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from treetool.errors import TreebankError
+from treetool.filtering import read_ids, select_sentences
+from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
+
+from .common import (
+    Files, FromFormat, OnErrorOpt, OnError, Output, Rejects, ToFormat, cli_command, error, error_policy,
+)
+
+
+@cli_command
+def filter_command(
+    files: Files,
+    output: Output = "-",
+    projective: Annotated[
+        Optional[bool],
+        typer.Option("--projective/--non-projective", help="Keep only projective / only non-projective trees.", show_default=False),
+    ] = None,
+    min_words: Annotated[Optional[int], typer.Option("--min-words", min=0, metavar="N", help="Keep sentences with at least N words.", show_default=False)] = None,
+    max_words: Annotated[Optional[int], typer.Option("--max-words", min=0, metavar="N", help="Keep sentences with at most N words.", show_default=False)] = None,
+    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Keep sentences whose sent_id is listed in FILE (one per line).", show_default=False)] = None,
+    from_format: FromFormat = None,
+    to: ToFormat = None,
+    drop_traces: Annotated[bool, typer.Option("--drop-traces", help="PTB: remove -NONE- elements and the constituents left empty.")] = False,
+    strip_functions: Annotated[bool, typer.Option("--strip-functions", help="PTB: NP-SBJ-1 -> NP (keeps -LRB-, -RRB-, -NONE-).")] = False,
+    remove_wrapper: Annotated[bool, typer.Option("--remove-wrapper", help="PTB: remove the outer empty bracket or ROOT/TOP wrapper.")] = False,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+) -> None:
+    """Write the selected sentences unchanged; with no option, every sentence.
+
+    A lossless copy that can also decompress, convert (CoNLL-U to CoNLL-X,
+    with a count of what CoNLL-X cannot hold) and clean PTB brackets.
+
+    Examples:
+
+      treetool filter train.conllu.gz -o train.conllu
+
+      treetool filter train.conllu --non-projective --max-words 40
+
+      treetool filter train.conllu -o train.conllx
+
+      treetool filter wsj_*.mrg --drop-traces --strip-functions --remove-wrapper -o clean.ptb
+    """
+    wanted = read_ids(ids) if ids else None
+    source = treebank_format(files[0], from_format.value if from_format else None)
+    fmt = output_format(output, to.value if to else None, source)
+    ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper)
+    with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt) as writer:
+        for path in files:
+            in_fmt = treebank_format(path, from_format.value if from_format else None)
+            if projective is not None and in_fmt == "ptb":
+                raise TreebankError("--projective/--non-projective need a dependency treebank", filename=path)
+            items = read_treebank(path, in_fmt, on_error=policy, **(ptb_options if in_fmt == "ptb" else {}))
+            for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted):
+                writer.write(item)
+    for warning in writer.warnings():
+        error(f"warning: {warning}")

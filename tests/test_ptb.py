@@ -1,0 +1,497 @@
+"""Tests for treetool.ptb: streaming Penn Treebank reader, cleaning, writer."""
+
+from __future__ import annotations
+
+import copy
+import io
+import itertools
+import time
+
+import pytest
+from conftest import shared_path
+from nltk import Tree
+
+from treetool.errors import TreebankError
+from treetool.ptb import (
+    drop_trace_elements,
+    parse_ptb_string,
+    read_ptb,
+    read_ptb_file,
+    read_ptb_with_lines,
+    remove_outer_wrapper,
+    strip_function_tags,
+    strip_label,
+    tree_to_line,
+    write_ptb,
+)
+
+# A hand-written tree with traces, function tags, an index and brackets.
+SAMPLE = (
+    "( (S (NP-SBJ-1 (-NONE- *T*-1)) (VP (VBD ran) (NP (-NONE- *)) "
+    "(PP-LOC (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-))))) )"
+)
+# Expected results, worked out by hand.
+SAMPLE_RAW = (
+    "( (S (NP-SBJ-1 (-NONE- *T*-1)) (VP (VBD ran) (NP (-NONE- *)) "
+    "(PP-LOC (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-))))))"
+)
+SAMPLE_NO_TRACES = (
+    "( (S (VP (VBD ran) (PP-LOC (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-))))))"
+)
+SAMPLE_STRIPPED = (
+    "( (S (NP (-NONE- *T*-1)) (VP (VBD ran) (NP (-NONE- *)) "
+    "(PP (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-))))))"
+)
+SAMPLE_UNWRAPPED = (
+    "(S (NP-SBJ-1 (-NONE- *T*-1)) (VP (VBD ran) (NP (-NONE- *)) "
+    "(PP-LOC (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-)))))"
+)
+SAMPLE_CLEAN = "(S (VP (VBD ran) (PP (IN in) (NP (-LRB- -LRB-) (NN park) (-RRB- -RRB-)))))"
+
+
+def lines_of(text: str) -> list[str]:
+    return io.StringIO(text).readlines()
+
+
+def read_lines(text: str, **options) -> list[str]:
+    return [tree_to_line(t) for t in read_ptb(lines_of(text), "t.mrg", **options)]
+
+
+def collect_errors(text: str, **options) -> tuple[list[str], list[TreebankError]]:
+    errors: list[TreebankError] = []
+    trees = [
+        tree_to_line(t)
+        for t in read_ptb(lines_of(text), "t.mrg", on_error=errors.append, **options)
+    ]
+    return trees, errors
+
+
+# --------------------------------------------------------------------------
+# Reading: layout
+# --------------------------------------------------------------------------
+
+
+def test_tree_structure_leaves_are_strings_preterminals_have_one_word():
+    (tree,) = read_ptb(["(S (NP (DT The) (NN cat)) (VP (VBD sat)))\n"])
+    assert isinstance(tree, Tree)
+    assert tree.label() == "S"
+    assert tree.leaves() == ["The", "cat", "sat"]
+    assert all(type(leaf) is str for leaf in tree.leaves())
+    assert tree[0][0] == Tree("DT", ["The"])
+    assert [t.label() for t in tree.subtrees(lambda t: t.height() == 2)] == ["DT", "NN", "VBD"]
+
+
+def test_multiple_trees_per_line():
+    text = "(S (NN a)) (S (NN b))(S (NN c))\n( (S (NN d)) )\n"
+    got = list(read_ptb_with_lines(lines_of(text)))
+    assert [tree_to_line(t) for _, t in got] == [
+        "(S (NN a))",
+        "(S (NN b))",
+        "(S (NN c))",
+        "( (S (NN d)))",
+    ]
+    assert [line for line, _ in got] == [1, 1, 1, 2]
+
+
+def test_tree_spanning_lines():
+    text = (
+        "\n"
+        "( (S \n"
+        "    (NP-SBJ (NNP Mr.) (NNP Vinken) )\n"
+        "    (VP (VBZ is) \n"
+        "      (NP-PRD (NN chairman) ))\n"
+        "    (. .) ))\n"
+        "\n"
+        "(S\n(NN x)\n)\n"
+    )
+    got = list(read_ptb_with_lines(lines_of(text)))
+    assert [tree_to_line(t) for _, t in got] == [
+        "( (S (NP-SBJ (NNP Mr.) (NNP Vinken)) (VP (VBZ is) (NP-PRD (NN chairman))) (. .)))",
+        "(S (NN x))",
+    ]
+    assert [line for line, _ in got] == [2, 8]
+
+
+def test_with_and_without_outer_bracket():
+    bare = "(S (NP (DT The) (NN cat)) (VP (VBD sat)))\n"
+    wrapped = "( (S (NP (DT The) (NN cat)) (VP (VBD sat))) )\n"
+    assert read_lines(bare) == ["(S (NP (DT The) (NN cat)) (VP (VBD sat)))"]
+    # kept by default, as an unlabeled node, and written back as such
+    (tree,) = read_ptb([wrapped])
+    assert tree.label() == "" and len(tree) == 1 and tree[0].label() == "S"
+    assert tree_to_line(tree) == "( (S (NP (DT The) (NN cat)) (VP (VBD sat))))"
+    assert read_lines(wrapped, remove_wrapper=True) == read_lines(bare)
+    assert read_lines(bare, remove_wrapper=True) == read_lines(bare)
+    # without a space: "((S ...))"
+    assert read_lines("((S (NN a)))", remove_wrapper=True) == ["(S (NN a))"]
+
+
+@pytest.mark.parametrize("label", ["ROOT", "TOP"])
+def test_root_top_wrapper(label):
+    text = f"({label} (S (NN a) (VB b)))\n"
+    assert read_lines(text) == [f"({label} (S (NN a) (VB b)))"]
+    assert read_lines(text, remove_wrapper=True) == ["(S (NN a) (VB b))"]
+    # nested wrappers go too
+    assert read_lines(f"( ({label} (S (NN a))) )", remove_wrapper=True) == ["(S (NN a))"]
+
+
+def test_wrapper_with_several_children_or_a_word_is_kept():
+    assert read_lines("(ROOT (S (NN a)) (S (NN b)))", remove_wrapper=True) == [
+        "(ROOT (S (NN a)) (S (NN b)))"
+    ]
+    assert read_lines("( (S (NN a)) (S (NN b)))", remove_wrapper=True) == [
+        "( (S (NN a)) (S (NN b)))"
+    ]
+    assert read_lines("(ROOT word)", remove_wrapper=True) == ["(ROOT word)"]
+    assert read_lines("(S (NN a))", remove_wrapper=True) == ["(S (NN a))"]
+
+
+def test_crlf_input():
+    text = "( (S (NP-SBJ (-NONE- *))\r\n    (VP (VBD ran) ))\r\n)\r\n(S (NN b))\r\n"
+    lf = text.replace("\r\n", "\n")
+    crlf_lines = text.splitlines(keepends=True)
+    assert crlf_lines[0].endswith("\r\n")  # the test really feeds CRLF
+    got = [tree_to_line(t) for t in read_ptb(crlf_lines)]
+    assert got == read_lines(lf)
+    assert got == ["( (S (NP-SBJ (-NONE- *)) (VP (VBD ran))))", "(S (NN b))"]
+    assert not any("\r" in s for t in read_ptb(crlf_lines) for s in t.leaves() + [t.label()])
+    got = [tree_to_line(t) for t in read_ptb(crlf_lines, drop_traces=True, remove_wrapper=True)]
+    assert got == ["(S (VP (VBD ran)))", "(S (NN b))"]
+
+
+def test_crlf_file(tmp_path):
+    path = tmp_path / "crlf.mrg"
+    path.write_bytes(b"( (S (NN a)\r\n  (VB b)) )\r\n")
+    assert [tree_to_line(t) for t in read_ptb_file(path, remove_wrapper=True)] == [
+        "(S (NN a) (VB b))"
+    ]
+
+
+def test_byte_order_mark_is_ignored():
+    assert read_lines("\ufeff(S (NN a))\n") == ["(S (NN a))"]
+
+
+def test_streaming_does_not_read_ahead():
+    consumed = 0
+
+    def endless():
+        nonlocal consumed
+        for line in itertools.cycle(["( (S\n", "  (NN a) )\n", ")\n"]):
+            consumed += 1
+            yield line
+
+    trees = read_ptb(endless(), remove_wrapper=True)
+    first = list(itertools.islice(trees, 3))
+    assert [tree_to_line(t) for t in first] == ["(S (NN a))"] * 3
+    assert consumed == 9
+
+
+# --------------------------------------------------------------------------
+# Cleaning options
+# --------------------------------------------------------------------------
+
+
+def test_no_options_keeps_everything():
+    assert read_lines(SAMPLE) == [SAMPLE_RAW]
+
+
+def test_drop_traces_only():
+    assert read_lines(SAMPLE, drop_traces=True) == [SAMPLE_NO_TRACES]
+
+
+def test_strip_functions_only():
+    assert read_lines(SAMPLE, strip_functions=True) == [SAMPLE_STRIPPED]
+
+
+def test_remove_wrapper_only():
+    assert read_lines(SAMPLE, remove_wrapper=True) == [SAMPLE_UNWRAPPED]
+
+
+def test_all_options():
+    assert read_lines(
+        SAMPLE, drop_traces=True, strip_functions=True, remove_wrapper=True
+    ) == [SAMPLE_CLEAN]
+
+
+def test_drop_traces_removes_nested_empty_constituents():
+    text = (
+        "(S (NP (NNS People)) (VP (VBD said) (SBAR (-NONE- 0) (S (-NONE- *T*-1)))) (. .))"
+    )
+    assert read_lines(text, drop_traces=True) == [
+        "(S (NP (NNS People)) (VP (VBD said)) (. .))"
+    ]
+
+
+def test_tree_of_only_traces():
+    text = "( (S (NP (-NONE- *))) )\n(S (NN a))\n"
+    assert read_lines(text) == ["( (S (NP (-NONE- *))))", "(S (NN a))"]
+    with pytest.raises(TreebankError) as info:
+        read_lines(text, drop_traces=True)
+    assert "only -NONE-" in info.value.message
+    assert info.value.line == 1
+    trees, errors = collect_errors(text, drop_traces=True)
+    assert trees == ["(S (NN a))"]
+    assert [e.line for e in errors] == [1]
+
+
+@pytest.mark.parametrize(
+    "label, expected",
+    [
+        ("NP-SBJ-1", "NP"),
+        ("NP=2", "NP"),
+        ("PP-LOC=3", "PP"),
+        ("PP-TMP=3", "PP"),
+        ("S-TPC-1", "S"),
+        ("ADVP-LOC-PRD-TPC-1", "ADVP"),
+        ("NP", "NP"),
+        ("PRP$", "PRP$"),
+        ("-LRB-", "-LRB-"),
+        ("-RRB-", "-RRB-"),
+        ("-LCB-", "-LCB-"),
+        ("-RCB-", "-RCB-"),
+        ("-NONE-", "-NONE-"),
+        ("-FOO-1", "-FOO-1"),
+        ("=1", "=1"),
+        ("", ""),
+    ],
+)
+def test_strip_label(label, expected):
+    assert strip_label(label) == expected
+
+
+def test_strip_functions_applies_to_pos_labels_not_words():
+    assert read_lines("(S-1 (NN-X a-b=c) (-LCB- -LCB-))", strip_functions=True) == [
+        "(S (NN a-b=c) (-LCB- -LCB-))"
+    ]
+
+
+def test_standalone_cleaning_functions():
+    tree = parse_ptb_string(SAMPLE)
+    assert tree_to_line(remove_outer_wrapper(copy.deepcopy(tree))) == SAMPLE_UNWRAPPED
+    assert tree_to_line(strip_function_tags(copy.deepcopy(tree))) == SAMPLE_STRIPPED
+    assert tree_to_line(drop_trace_elements(copy.deepcopy(tree))) == SAMPLE_NO_TRACES
+    assert drop_trace_elements(parse_ptb_string("( (S (NP (-NONE- *))) )")) is None
+    assert tree_to_line(tree) == SAMPLE_RAW  # the copies were changed, not tree
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+
+def first_error(text: str, **options) -> TreebankError:
+    with pytest.raises(TreebankError) as info:
+        read_lines(text, **options)
+    assert info.value.filename == "t.mrg"
+    return info.value
+
+
+def test_error_extra_closing_bracket():
+    text = "(S (NN a))\n(S (NN b)))\n(S (NN c))\n"
+    error = first_error(text)
+    assert error.message == "unbalanced brackets: extra ')'"
+    assert error.line == 2
+    assert str(error).startswith("t.mrg:2: ")
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(S (NN b))", "(S (NN c))"]
+    assert [(e.message, e.line) for e in errors] == [("unbalanced brackets: extra ')'", 2)]
+
+
+def test_error_extra_closing_bracket_resynchronises_at_next_open_bracket():
+    # the stray ")" ends (S ...) early; its words are skipped without further
+    # errors, up to the next top-level "("
+    text = "(S (NN a)) ) (NN b) ) x y\n\n(S (NN c))\n"
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(NN b)", "(S (NN c))"]
+    assert [(e.message, e.line) for e in errors] == [
+        ("unbalanced brackets: extra ')'", 1),
+        ("unbalanced brackets: extra ')'", 1),
+    ]
+
+
+def test_error_unclosed_bracket_reports_line_where_tree_starts():
+    text = "(S (NN a))\n\n( (S (NN b)\n  (VB c))\n"
+    error = first_error(text)
+    assert error.message.startswith("unbalanced brackets: 1 '(' not closed at end of input")
+    assert error.line == 3
+    assert error.raw == "( (S (NN b)\n  (VB c))\n"
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))"]
+    assert [e.line for e in errors] == [3]
+
+
+def test_error_leaf_outside_brackets():
+    text = "(S (NN a))\nstray words\n(S (NN b))\n"
+    error = first_error(text)
+    assert error.message == "leaf 'stray' outside any bracket"
+    assert error.line == 2
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(S (NN b))"]
+    assert len(errors) == 1  # "words" is skipped with "stray"
+
+
+def test_error_empty_tree():
+    text = "(S (NN a))\n()\n(S (NN b))\n"
+    error = first_error(text)
+    assert error.message == "empty tree '()'"
+    assert error.line == 2
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(S (NN b))"]
+    assert [e.line for e in errors] == [2]
+
+
+def test_error_empty_brackets_inside_tree():
+    text = "(S (NN a))\n( (S\n  (NP ( ))\n  (VP (VB x))))\n(S (NN b))\n"
+    error = first_error(text)
+    assert error.message == "empty brackets '()'"
+    assert error.line == 3
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(S (NN b))"]
+    assert [e.line for e in errors] == [3]
+    assert errors[0].raw == "( (S\n  (NP ( ))\n  (VP (VB x))))\n"
+
+
+def test_error_constituent_without_children():
+    text = "(S\n (NP)\n (VP (VB x)))\n"
+    error = first_error(text)
+    assert error.message == "constituent (NP) has no children"
+    assert error.line == 2
+
+
+def test_error_missing_label():
+    text = "(S (NN a))\n(S\n  ( (NN a) (NN b))\n  (VP (VB x)))\n(S (NN b))\n"
+    error = first_error(text)
+    assert error.message == "missing label: bracket without a label"
+    assert error.line == 3
+    trees, errors = collect_errors(text)
+    assert trees == ["(S (NN a))", "(S (NN b))"]
+    assert [e.line for e in errors] == [3]
+    assert errors[0].raw == "(S\n  ( (NN a) (NN b))\n  (VP (VB x)))\n"
+
+
+def test_outer_wrapper_is_not_a_missing_label():
+    assert read_lines("( (S (NN a)) )") == ["( (S (NN a)))"]
+
+
+def test_on_error_continues_after_each_bad_tree():
+    text = (
+        "( (S (NN one)) )\n"
+        "( (S (NP ()) (VB bad)) )\n"  # empty brackets, line 2
+        "( (S (NN two)) )\n"
+        "(S ( (NN bad)))\n"  # missing label, line 4
+        "( (S (NN three)) ))\n"  # extra ")", line 5
+        "( (S (NN four)) )\n"
+        "oops\n"  # leaf outside, line 7
+        "( (S (NN unclosed)\n"  # never closed, line 8
+    )
+    trees, errors = collect_errors(text, remove_wrapper=True)
+    assert trees == ["(S (NN one))", "(S (NN two))", "(S (NN three))", "(S (NN four))"]
+    assert [e.line for e in errors] == [2, 4, 5, 7, 8]
+    assert [e.message.split(":")[0] for e in errors] == [
+        "empty brackets '()'",
+        "missing label",
+        "unbalanced brackets",
+        "leaf 'oops' outside any bracket",
+        "unbalanced brackets",
+    ]
+    assert all(e.filename == "t.mrg" for e in errors)
+    # without on_error the first one is raised, after the trees before it
+    got = []
+    with pytest.raises(TreebankError) as info:
+        for tree in read_ptb(lines_of(text), "t.mrg", remove_wrapper=True):
+            got.append(tree_to_line(tree))
+    assert got == ["(S (NN one))"]
+    assert info.value.line == 2
+
+
+# --------------------------------------------------------------------------
+# Single strings and writing
+# --------------------------------------------------------------------------
+
+
+def test_parse_ptb_string():
+    tree = parse_ptb_string(SAMPLE, drop_traces=True, strip_functions=True, remove_wrapper=True)
+    assert tree_to_line(tree) == SAMPLE_CLEAN
+    assert tree_to_line(parse_ptb_string("(S\n  (NN a))\n")) == "(S (NN a))"
+    with pytest.raises(TreebankError, match="found 2"):
+        parse_ptb_string("(S (NN a))\n(S (NN b))")
+    with pytest.raises(TreebankError, match="found 0"):
+        parse_ptb_string("   \n")
+
+
+def test_tree_to_line_format():
+    tree = Tree("S", [Tree("NP", [Tree("DT", ["The"]), Tree("NN", ["cat"])]),
+                      Tree("VP", [Tree("VBD", ["sat"])])])
+    assert tree_to_line(tree) == "(S (NP (DT The) (NN cat)) (VP (VBD sat)))"
+    assert tree_to_line(Tree("", [Tree("X", ["y"])])) == "( (X y))"
+
+
+def test_write_ptb_round_trip():
+    out = io.StringIO()
+    trees = list(read_ptb(lines_of(SAMPLE + "\n(S (NN a))\n")))
+    assert write_ptb(trees, out) == 2
+    assert out.getvalue() == SAMPLE_RAW + "\n(S (NN a))\n"
+    again = list(read_ptb(lines_of(out.getvalue())))
+    assert again == trees
+
+
+# --------------------------------------------------------------------------
+# Real data
+# --------------------------------------------------------------------------
+
+
+def sample_files():
+    files = sorted(shared_path("data", "ptb-sample").glob("*.mrg"))
+    assert files, "no .mrg files in ptb-sample"
+    return files
+
+
+def test_ptb_sample_matches_reference_clean_file():
+    reference = shared_path("reference", "constituency", "ptb-sample.clean.txt")
+    files = sample_files()
+    assert files[0].name == "wsj_0001.mrg" and files[-1].name == "wsj_0099.mrg"
+    out = io.StringIO()
+    count = 0
+    for path in files:
+        count += write_ptb(
+            read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True),
+            out,
+        )
+    got = out.getvalue().splitlines(keepends=True)
+    expected = reference.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert count == len(expected) == 1921
+    for i, (g, e) in enumerate(zip(got, expected), 1):
+        assert g == e, f"first difference at output line {i}"
+    assert out.getvalue() == reference.read_text(encoding="utf-8")
+
+
+def test_ptb_sample_fused_cleaning_equals_standalone_functions():
+    for path in sample_files()[:20]:
+        raw = list(read_ptb_file(path))
+        clean = list(
+            read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True)
+        )
+        assert len(raw) == len(clean)
+        for tree, expected in zip(raw, clean):
+            tree = remove_outer_wrapper(strip_function_tags(drop_trace_elements(tree)))
+            assert tree == expected
+
+
+def test_ptb_sample_speed():
+    """Reading + cleaning all of ptb-sample; prints trees/s (see -rA / -s)."""
+    files = sample_files()
+    data = [path.read_text(encoding="utf-8").splitlines(keepends=True) for path in files]
+    best = float("inf")
+    count = 0
+    for _ in range(3):
+        start = time.perf_counter()
+        count = sum(
+            1
+            for lines in data
+            for _ in read_ptb(lines, drop_traces=True, strip_functions=True, remove_wrapper=True)
+        )
+        best = min(best, time.perf_counter() - start)
+    print(f"ptb-sample: {count} trees in {best:.3f}s = {count / best:.0f} trees/s")
+    assert count == 1921
+    # a loose floor that only catches something pathologically slow
+    assert count / best > 500

@@ -1,0 +1,46 @@
+"""Selecting sentences by projectivity, length and id, without changing them."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
+
+from .sentence import Sentence
+from .trees import is_projective
+
+
+def _length(item: Any) -> int:
+    return len(item) if isinstance(item, Sentence) else len(item.leaves())
+
+
+def select_sentences(
+    items: Iterable[Any],
+    *,
+    projective: bool | None = None,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    ids: Collection[str] | None = None,
+) -> Iterator[Any]:
+    """Yield the items that pass every given test, unchanged.
+
+    ``projective`` keeps projective (True) or non-projective (False) trees
+    and needs dependency sentences; lengths count words (leaves for PTB
+    trees); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
+    """
+    for item in items:
+        n = _length(item)
+        if min_words is not None and n < min_words:
+            continue
+        if max_words is not None and n > max_words:
+            continue
+        if ids is not None and (not isinstance(item, Sentence) or item.sent_id not in ids):
+            continue
+        if projective is not None and is_projective(item.heads) != projective:
+            continue
+        yield item
+
+
+def read_ids(path: str) -> set[str]:
+    """Sentence ids, one per line (blank lines and surrounding spaces ignored)."""
+    with open(path, encoding="utf-8") as f:
+        return {line.strip() for line in f if line.strip()}

@@ -1,0 +1,427 @@
+"""Penn Treebank bracketed trees: streaming reader, cleaning, one-line writer.
+
+The reader tokenizes the brackets itself (nltk's corpus readers refuse paths
+outside nltk's data directories) and builds :class:`nltk.Tree` objects:
+phrasal nodes and preterminals are ``Tree``; leaves (words) are ``str``.
+
+It consumes an iterable of lines one at a time and keeps only the tree being
+built, so memory does not grow with the input.  Trees may span any number of
+lines, several trees may share a line, and the outer unlabeled bracket of the
+WSJ files (``( (S ...) )``) or a ``ROOT``/``TOP`` wrapper is accepted.
+
+Cleaning ("the standard way"), each step optional and independent:
+
+* ``drop_traces``: remove ``-NONE-`` elements and every constituent that
+  becomes empty because of that;
+* ``strip_functions``: cut labels at the first ``-`` or ``=``
+  (``NP-SBJ-1`` -> ``NP``, ``PP-LOC=3`` -> ``PP``); labels that start with
+  ``-`` (``-LRB-``, ``-RRB-``, ``-LCB-``, ``-RCB-``, ``-NONE-``) are kept;
+* ``remove_wrapper``: drop the outer unlabeled bracket, or a ``ROOT``/``TOP``
+  node, when it has a single child tree.
+
+Malformed input raises :class:`treetool.errors.TreebankError` with the file
+name and the 1-based line number, or is handed to ``on_error`` so reading can
+continue with the next tree.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable, Iterator
+from os import PathLike
+from typing import TextIO
+
+from nltk import Tree
+
+from treetool.errors import TreebankError
+
+__all__ = [
+    "WRAPPER_LABELS",
+    "drop_trace_elements",
+    "parse_ptb_string",
+    "read_ptb",
+    "read_ptb_file",
+    "read_ptb_with_lines",
+    "remove_outer_wrapper",
+    "strip_function_tags",
+    "strip_label",
+    "tree_to_line",
+    "write_ptb",
+]
+
+#: Labels of a wrapper node that ``remove_wrapper`` removes ("" is the bare outer bracket).
+WRAPPER_LABELS = frozenset({"", "ROOT", "TOP"})
+
+_NONE = "-NONE-"
+_ONLY_TRACES = "tree contains only -NONE- elements (empty after drop_traces)"
+
+ErrorHandler = Callable[[TreebankError], object]
+
+# Parser modes.
+_NORMAL = 0
+_SKIP_TO_TOP = 1  # after a stray ")" or leaf: discard until the next "("
+_SKIP_TREE = 2  # after an error inside a tree: discard until it closes
+
+
+# --------------------------------------------------------------------------
+# Cleaning
+# --------------------------------------------------------------------------
+
+
+def strip_label(label: str) -> str:
+    """Cut a label at its first ``-`` or ``=`` (function tags, indices).
+
+    Labels starting with ``-`` (``-LRB-``, ``-NONE-``...) are returned
+    unchanged, and so is a label that would become empty.
+    """
+    if not label or label[0] == "-":
+        return label
+    cut = len(label)
+    i = label.find("-")
+    if i != -1:
+        cut = i
+    i = label.find("=", 0, cut)
+    if i != -1:
+        cut = i
+    return label[:cut] if cut else label
+
+
+def strip_function_tags(tree: Tree) -> Tree:
+    """Apply :func:`strip_label` to every phrasal and POS label, in place."""
+    tree.set_label(strip_label(tree.label()))
+    for child in tree:
+        if isinstance(child, Tree):
+            strip_function_tags(child)
+    return tree
+
+
+def drop_trace_elements(tree: Tree) -> Tree | None:
+    """Remove ``-NONE-`` nodes and the constituents left empty, in place.
+
+    Returns the tree, or ``None`` when nothing but empty elements was in it.
+    Constituents that were empty before (not because of ``-NONE-``) stay.
+    """
+    if tree.label() == _NONE:
+        return None
+    changed = False
+    kept = []
+    for child in tree:
+        if isinstance(child, Tree):
+            if drop_trace_elements(child) is None:
+                changed = True
+                continue
+        kept.append(child)
+    if changed:
+        if not kept:
+            return None
+        tree[:] = kept
+    return tree
+
+
+def remove_outer_wrapper(tree: Tree) -> Tree:
+    """Return the child of an unlabeled / ``ROOT`` / ``TOP`` node with one child tree.
+
+    Repeats while the result is again such a wrapper (``( (TOP (S ...)) )``).
+    A wrapper with several children, or whose only child is a word, is kept.
+    """
+    while (
+        tree.label() in WRAPPER_LABELS
+        and len(tree) == 1
+        and isinstance(tree[0], Tree)
+    ):
+        tree = tree[0]
+    return tree
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+
+
+def read_ptb_with_lines(
+    lines: Iterable[str],
+    filename: str = "<stdin>",
+    *,
+    drop_traces: bool = False,
+    strip_functions: bool = False,
+    remove_wrapper: bool = False,
+    on_error: ErrorHandler | None = None,
+) -> Iterator[tuple[int, Tree]]:
+    """Like :func:`read_ptb`, yielding ``(line, tree)``.
+
+    ``line`` is the 1-based number of the line where the tree's opening
+    bracket is.
+    """
+    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions):
+        if remove_wrapper:
+            tree = remove_outer_wrapper(tree)
+        yield line, tree
+
+
+def read_ptb(
+    lines: Iterable[str],
+    filename: str = "<stdin>",
+    *,
+    drop_traces: bool = False,
+    strip_functions: bool = False,
+    remove_wrapper: bool = False,
+    on_error: ErrorHandler | None = None,
+) -> Iterator[Tree]:
+    """Stream the trees of Penn Treebank bracketed text.
+
+    ``lines`` is any iterable of text lines (an open file, a list, ``sys.stdin``),
+    each one line, with or without ``"\\n"`` / ``"\\r\\n"``.  Only the tree being
+    built is kept in memory.
+
+    Errors (a :class:`TreebankError` with ``filename`` and 1-based ``line``):
+
+    * extra ``)``: the line of that bracket;
+    * ``(`` still open at the end of the input: the line where the tree starts;
+    * a word outside any bracket: the line of the word;
+    * empty brackets ``()``, a constituent with no children, a bracket
+      without a label inside a tree: the line of the offending ``(``;
+    * with ``drop_traces``, a tree made only of ``-NONE-`` elements.
+
+    Without ``on_error`` the error is raised.  With it, ``on_error(error)`` is
+    called and reading goes on: after an error inside a tree the rest of that
+    tree is skipped (``error.raw`` then holds the whole input lines it spans);
+    after a stray ``)`` or word everything up to the next ``(`` is skipped.
+    """
+    for _, tree in read_ptb_with_lines(
+        lines,
+        filename,
+        drop_traces=drop_traces,
+        strip_functions=strip_functions,
+        remove_wrapper=remove_wrapper,
+        on_error=on_error,
+    ):
+        yield tree
+
+
+def read_ptb_file(
+    path: str | PathLike[str],
+    *,
+    drop_traces: bool = False,
+    strip_functions: bool = False,
+    remove_wrapper: bool = False,
+    on_error: ErrorHandler | None = None,
+    encoding: str = "utf-8",
+) -> Iterator[Tree]:
+    """Stream the trees of one file (see :func:`read_ptb`); errors name the file."""
+    with open(path, encoding=encoding) as handle:
+        yield from read_ptb(
+            handle,
+            str(path),
+            drop_traces=drop_traces,
+            strip_functions=strip_functions,
+            remove_wrapper=remove_wrapper,
+            on_error=on_error,
+        )
+
+
+def parse_ptb_string(
+    text: str,
+    filename: str = "<string>",
+    *,
+    drop_traces: bool = False,
+    strip_functions: bool = False,
+    remove_wrapper: bool = False,
+) -> Tree:
+    """Parse exactly one tree from a string (which may span several lines)."""
+    trees = list(
+        read_ptb_with_lines(
+            io.StringIO(text),
+            filename,
+            drop_traces=drop_traces,
+            strip_functions=strip_functions,
+            remove_wrapper=remove_wrapper,
+        )
+    )
+    if len(trees) != 1:
+        line = trees[1][0] if len(trees) > 1 else None
+        raise TreebankError(
+            f"expected exactly one tree, found {len(trees)}",
+            filename=filename,
+            line=line,
+        )
+    return trees[0][1]
+
+
+def _parse(
+    lines: Iterable[str],
+    filename: str,
+    on_error: ErrorHandler | None,
+    drop_traces: bool = False,
+    strip_functions: bool = False,
+) -> Iterator[tuple[int, Tree]]:
+    """Bracket parser: yields ``(start line, tree)`` for each top-level bracket.
+
+    Each open node on the stack is ``[label, children, line, dropped]``;
+    ``label`` is ``None`` until the token after its ``(`` is seen ("" when that
+    token is another ``(``); ``dropped`` is set when ``drop_traces`` removed a
+    child.  Cleaning is done here, as each node closes, rather than in extra
+    passes over the finished tree (this roughly halves the cost of cleaning).
+    """
+    stack: list[list] = []
+    tree_line = 0
+    mode = _NORMAL
+    skip_depth = 0
+    # An error found inside a tree is reported once the tree has closed, so
+    # that ``raw`` can hold all of its lines.
+    pending: tuple[str, int] | None = None
+    raw_lines: list[str] = []
+    stripped: dict[str, str] = {}
+    lineno = 0
+
+    def report(message: str, line: int, raw: str | None = None) -> None:
+        error = TreebankError(message, filename=filename, line=line, raw=raw)
+        if on_error is None:
+            raise error
+        on_error(error)
+
+    for lineno, text in enumerate(lines, 1):
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        if stack or mode == _SKIP_TREE:
+            raw_lines.append(text)
+        else:
+            raw_lines = [text]
+        if "(" in text or ")" in text:
+            tokens = text.replace("(", " ( ").replace(")", " ) ").split()
+        else:
+            tokens = text.split()
+        for tok in tokens:
+            if mode != _NORMAL:
+                if mode == _SKIP_TO_TOP:
+                    if tok != "(":
+                        continue
+                    mode = _NORMAL  # and handle this "(" below
+                else:  # _SKIP_TREE
+                    if tok == "(":
+                        skip_depth += 1
+                    elif tok == ")":
+                        skip_depth -= 1
+                        if skip_depth == 0:
+                            mode = _NORMAL
+                            assert pending is not None
+                            report(pending[0], pending[1], "".join(raw_lines))
+                            pending = None
+                    continue
+
+            if tok == "(":
+                if stack:
+                    top = stack[-1]
+                    if top[0] is None:
+                        if len(stack) > 1:
+                            # "(X ( (Y ...": a nested bracket without a label.
+                            pending = ("missing label: bracket without a label", top[2])
+                            skip_depth = len(stack) + 1
+                            stack.clear()
+                            mode = _SKIP_TREE
+                            continue
+                        top[0] = ""  # the outer wrapper "( (S ...) )"
+                else:
+                    tree_line = lineno
+                stack.append([None, [], lineno, False])
+            elif tok == ")":
+                if not stack:
+                    report("unbalanced brackets: extra ')'", lineno)
+                    mode = _SKIP_TO_TOP
+                    continue
+                label, children, line, dropped = stack.pop()
+                if label is None or not children:
+                    if label is None:
+                        message = "empty tree '()'" if not stack else "empty brackets '()'"
+                    elif dropped:  # emptied by drop_traces: remove it as well
+                        if stack:
+                            stack[-1][3] = True
+                        else:
+                            report(_ONLY_TRACES, tree_line, "".join(raw_lines))
+                        continue
+                    else:
+                        message = f"constituent ({label}) has no children"
+                    if stack:
+                        pending = (message, line)
+                        skip_depth = len(stack)
+                        stack.clear()
+                        mode = _SKIP_TREE
+                    else:
+                        report(message, line, "".join(raw_lines))
+                    continue
+                if drop_traces and label == _NONE:
+                    if stack:
+                        stack[-1][3] = True
+                    else:
+                        report(_ONLY_TRACES, tree_line, "".join(raw_lines))
+                    continue
+                if strip_functions:
+                    new_label = stripped.get(label)
+                    if new_label is None:
+                        new_label = stripped[label] = strip_label(label)
+                    label = new_label
+                tree = Tree(label, children)
+                if stack:
+                    stack[-1][1].append(tree)
+                else:
+                    yield tree_line, tree
+            else:
+                if not stack:
+                    report(f"leaf {tok!r} outside any bracket", lineno)
+                    mode = _SKIP_TO_TOP
+                    continue
+                top = stack[-1]
+                if top[0] is None:
+                    top[0] = tok
+                else:
+                    top[1].append(tok)
+
+    if mode == _SKIP_TREE:
+        assert pending is not None
+        report(pending[0], pending[1], "".join(raw_lines))
+    elif stack:
+        report(
+            f"unbalanced brackets: {len(stack)} '(' not closed at end of input"
+            " (the tree starts on this line)",
+            tree_line,
+            "".join(raw_lines),
+        )
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+
+def tree_to_line(tree: Tree | str) -> str:
+    """One-line bracket text with single spaces: ``(S (NP (DT The) (NN cat)) (VP (VBD sat)))``.
+
+    (nltk 3.10's ``Tree._pformat_flat("", "()", False)`` raises TypeError on
+    string leaves, and gives ``"(X )"`` for a node without children.)
+    """
+    if not isinstance(tree, Tree):
+        return str(tree)
+    parts: list[str] = []
+    _flat(tree, parts)
+    return "".join(parts)
+
+
+def _flat(tree: Tree, parts: list[str]) -> None:
+    parts.append("(")
+    parts.append(str(tree.label()))
+    for child in tree:
+        parts.append(" ")
+        if isinstance(child, Tree):
+            _flat(child, parts)
+        else:
+            parts.append(str(child))
+    parts.append(")")
+
+
+def write_ptb(trees: Iterable[Tree], out: TextIO) -> int:
+    """Write one tree per line (``\\n``-terminated); return how many were written."""
+    count = 0
+    for tree in trees:
+        out.write(tree_to_line(tree))
+        out.write("\n")
+        count += 1
+    return count

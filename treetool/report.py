@@ -1,0 +1,101 @@
+"""Report rendering shared by every command: ``--format table|json|tsv|markdown``.
+
+A report is a list of rows (one per file, then the total), each a flat dict
+from column name to a number, string or distribution (dict).  JSON keeps the
+structure (``{"files": [...], "total": {...}}``); TSV and Markdown flatten
+distributions to ``key:count`` lists; the terminal table uses rich with
+every cell built as plain :class:`rich.text.Text`, so text that comes from a
+corpus (file names, labels) is never read as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+REPORT_FORMATS = ("table", "json", "tsv", "markdown")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, Mapping):
+        return " ".join(f"{k}:{v}" for k, v in value.items())
+    if value is None:
+        return ""
+    return str(value)
+
+
+def render_json(files: Sequence[Mapping[str, Any]], total: Mapping[str, Any] | None, **extra: Any) -> str:
+    doc: dict[str, Any] = {"files": list(files)}
+    if total is not None:
+        doc["total"] = total
+    doc.update(extra)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _rows(files: Sequence[Mapping[str, Any]], total: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    return [*files, *([total] if total is not None and len(files) != 1 else [])]
+
+
+def render_tsv(columns: Sequence[str], files: Sequence[Mapping[str, Any]], total: Mapping[str, Any] | None) -> str:
+    lines = ["\t".join(columns)]
+    for row in _rows(files, total):
+        lines.append("\t".join(_cell(row.get(c)).replace("\t", " ") for c in columns))
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(columns: Sequence[str], files: Sequence[Mapping[str, Any]], total: Mapping[str, Any] | None) -> str:
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for row in _rows(files, total):
+        lines.append("| " + " | ".join(esc(_cell(row.get(c))) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def print_table(
+    title: str,
+    columns: Sequence[str],
+    files: Sequence[Mapping[str, Any]],
+    total: Mapping[str, Any] | None,
+    stream: TextIO | None = None,
+) -> None:
+    """A rich table with one column per report field (transposed: files are columns)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = _rows(files, total)
+    table = Table(title=Text(title), show_lines=False)
+    table.add_column(Text(""), style="bold", no_wrap=True)
+    for row in rows:
+        name = str(row.get(columns[0], ""))
+        table.add_column(Text(name.rsplit("/", 1)[-1]), justify="right", overflow="fold")
+    for column in columns[1:]:
+        table.add_row(Text(column), *(Text(_cell(row.get(column))) for row in rows))
+    Console(file=stream, highlight=False, markup=False, emoji=False).print(table)
+
+
+def render(
+    fmt: str,
+    title: str,
+    columns: Sequence[str],
+    files: Sequence[Mapping[str, Any]],
+    total: Mapping[str, Any] | None,
+    stream: TextIO,
+    **extra: Any,
+) -> None:
+    """Write a report in ``fmt`` to ``stream``."""
+    if fmt == "json":
+        stream.write(render_json(files, total, **extra))
+    elif fmt == "tsv":
+        stream.write(render_tsv(columns, files, total))
+    elif fmt == "markdown":
+        stream.write(render_markdown(columns, files, total))
+    elif fmt == "table":
+        print_table(title, columns, files, total, stream)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(REPORT_FORMATS)})")

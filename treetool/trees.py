@@ -1,0 +1,421 @@
+"""Tree algorithms on dependency trees: projectivity and mild non-projectivity.
+
+Tree convention (project-wide)
+------------------------------
+A tree over ``n`` words is an integer array ``heads`` of length ``n + 1``.
+``heads[0] == -1`` (the artificial root 0 has no head) and ``heads[i]`` in
+``0..n`` is the head of word ``i`` (words are 1-based). Several words may be
+attached to 0 (multi-root trees, allowed in CoNLL-X). Every function also
+accepts any sequence of ints following the same convention. The input is
+assumed to be a tree (acyclic, heads in range); validation is done elsewhere,
+though a cycle or an unreachable node is reported as ``ValueError``.
+
+Terminology
+-----------
+* *dominance*: ``u`` dominates ``v`` when ``u`` is ``v`` or an ancestor of
+  ``v`` (reflexive-transitive closure of the head relation). The root 0
+  dominates every node.
+* *yield* of ``u`` (its *projection* in Kuhlmann & Nivre 2006): the set of
+  nodes dominated by ``u``, ``u`` included.
+* *span* of an arc ``h -> d``: the positions strictly between ``h`` and ``d``,
+  i.e. the open interval ``(min(h, d), max(h, d))``.
+
+Measures (definitions used)
+---------------------------
+* Non-projective arc: ``h -> d`` is non-projective when some word in its span is
+  not dominated by ``h``. Arcs from 0 are never non-projective. A tree is
+  projective when it has no non-projective arc, which is equivalent to every
+  yield being a contiguous interval.
+* Gap degree (Kuhlmann & Nivre 2006, "Mildly Non-Projective Dependency
+  Structures", COLING/ACL, Sect. 3.4): a *gap* of a node is a maximal run of
+  positions not in its yield that lies between two positions of its yield;
+  the gap degree of a node is its number of gaps (number of blocks minus 1),
+  and that of a tree is the maximum over its nodes.
+* Edge degree (Nivre 2006, "Constraints on Non-Projective Dependency Parsing",
+  EACL; restated as Kuhlmann & Nivre 2006, Sect. 3.5): the degree of an arc
+  ``e = h -> d`` is the number of connected components ``c`` of the subgraph
+  induced by the nodes in the span of ``e`` (undirected tree edges with both
+  ends in the span) such that ``c`` is not dominated by ``h``, i.e. the root of
+  ``c`` (its unique node whose head lies outside the span) is not dominated
+  by ``h``. The edge degree of a tree is the maximum degree of its arcs (0 for
+  a tree without words). Arcs from the root 0 have degree 0 (0 dominates
+  everything). Taking the closed interval ``[min(h, d), max(h, d)]`` instead
+  gives the same numbers (dominance being reflexive): the component holding
+  ``h`` and ``d`` only ever adds an undominated root that is already counted
+  through ``h``'s parent in the open interval; ``tests/test_trees.py`` checks
+  both readings against this module. An arc has degree >= 1 exactly when it is
+  non-projective.
+* Well-nestedness (Kuhlmann & Nivre 2006, Def. 8): a tree is *ill-nested* when
+  two nodes ``u``, ``v``, neither dominating the other, have interleaving
+  yields: ``a1 < b1 < a2 < b2`` with ``a1, a2`` in ``yield(u)`` and ``b1, b2``
+  in ``yield(v)`` (or with the roles swapped); otherwise it is *well-nested*.
+  It suffices to test sibling pairs: if disjoint ``u``, ``v`` interleave, so do
+  the two children of their lowest common ancestor on the paths to them.
+
+Implementation notes
+--------------------
+Yields are represented as Python-int bitmasks (bit ``i`` set when word ``i``
+is in the yield), built bottom-up in O(n) big-int operations. Projectivity,
+gap degree and the sibling interleaving test are then a few bit operations per
+node. Each measure first checks projectivity; a projective tree has no
+non-projective arc, gap degree 0, edge degree 0 and is well-nested, so the
+per-arc / per-pair work is done only for non-projective trees.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence, Union
+
+import numpy as np
+
+__all__ = [
+    "HeadsLike",
+    "TreeMeasures",
+    "depths",
+    "dominance_matrix",
+    "yields",
+    "non_projective_arcs",
+    "is_projective",
+    "gap_degrees",
+    "gap_degree",
+    "edge_degrees",
+    "edge_degree",
+    "is_well_nested",
+    "is_ill_nested",
+    "tree_measures",
+]
+
+HeadsLike = Union[np.ndarray, Sequence[int]]
+
+
+# --------------------------------------------------------------------------
+# internal helpers (pure Python on lists of ints; fast for sentence sizes)
+# --------------------------------------------------------------------------
+
+
+def _as_list(heads: HeadsLike) -> list[int]:
+    """Return ``heads`` as a list of Python ints, checking the basic shape."""
+    if isinstance(heads, np.ndarray):
+        if heads.ndim != 1:
+            raise ValueError(f"heads must be one-dimensional, got shape {heads.shape}")
+        h = heads.tolist()
+    else:
+        h = [int(x) for x in heads]
+    if not h or h[0] != -1:
+        raise ValueError("heads[0] must be -1 (the artificial root has no head)")
+    return h
+
+
+def _children_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
+    """Children lists and a breadth-first order of the nodes from 0."""
+    n1 = len(h)
+    children: list[list[int]] = [[] for _ in range(n1)]
+    for d in range(1, n1):
+        p = h[d]
+        if not 0 <= p < n1:
+            raise ValueError(f"head {p} of word {d} out of range 0..{n1 - 1}")
+        children[p].append(d)
+    order = [0]
+    for u in order:  # the list grows while we iterate: breadth-first search
+        order.extend(children[u])
+    if len(order) != n1:
+        raise ValueError("heads do not form a tree (cycle not reachable from 0)")
+    return children, order
+
+
+def _yield_masks(h: list[int], order: list[int]) -> list[int]:
+    """Bitmask of each node's yield (bit i set when node i is dominated)."""
+    masks = [1 << i for i in range(len(h))]
+    for u in reversed(order):  # children before parents
+        if u:
+            masks[h[u]] |= masks[u]
+    return masks
+
+
+def _blocks(mask: int) -> int:
+    """Number of maximal runs of set bits in ``mask``."""
+    return (mask & ~(mask << 1)).bit_count()
+
+
+def _all_contiguous(masks: list[int]) -> bool:
+    # m + lowbit(m) carries through the lowest run of ones; the run is the
+    # whole mask exactly when no set bit survives the AND.
+    for m in masks:
+        if m & (m + (m & -m)):
+            return False
+    return True
+
+
+def _span_bits(lo: int, hi: int) -> int:
+    """Bits lo+1 .. hi-1 (positions strictly between lo and hi)."""
+    return ((1 << hi) - 1) ^ ((1 << (lo + 1)) - 1)
+
+
+def _arc_degree(h: list[int], masks: list[int], d: int) -> int:
+    """Nivre (2006) degree of the arc h[d] -> d (see module docstring)."""
+    head = h[d]
+    if head <= 0:
+        return 0
+    lo, hi = (head, d) if head < d else (d, head)
+    foreign = _span_bits(lo, hi) & ~masks[head]
+    count = 0
+    while foreign:
+        low = foreign & -foreign
+        x = low.bit_length() - 1
+        foreign ^= low
+        # x is the root of its component iff its head is outside the span
+        if not lo < h[x] < hi:
+            count += 1
+    return count
+
+
+def _non_projective(h: list[int], masks: list[int], d: int) -> bool:
+    head = h[d]
+    if head <= 0:
+        return False
+    lo, hi = (head, d) if head < d else (d, head)
+    return bool(_span_bits(lo, hi) & ~masks[head])
+
+
+def _leading_interleave(u: int, v: int) -> bool:
+    """True when disjoint bitmasks contain a1 < b1 < a2 < b2, a in u, b in v.
+
+    Greedy leftmost choice is optimal: a1 = min(u), b1 = first v after a1,
+    a2 = first u after b1, then any v after a2.
+    """
+    a1 = u & -u
+    rest = v & -(a1 << 1)  # bits of v above a1
+    if not rest:
+        return False
+    b1 = rest & -rest
+    rest = u & -(b1 << 1)
+    if not rest:
+        return False
+    a2 = rest & -rest
+    return bool(v & -(a2 << 1))
+
+
+def _ill_nested(children: list[list[int]], masks: list[int]) -> bool:
+    for kids in children:
+        if len(kids) < 2:
+            continue
+        # only yields with a gap can take part in an interleaving
+        gappy = [masks[c] for c in kids if _blocks(masks[c]) > 1]
+        for i in range(len(gappy)):
+            mu = gappy[i]
+            for j in range(i + 1, len(gappy)):
+                mv = gappy[j]
+                if _leading_interleave(mu, mv) or _leading_interleave(mv, mu):
+                    return True
+    return False
+
+
+def _analyse(heads: HeadsLike) -> tuple[list[int], list[list[int]], list[int], bool]:
+    h = _as_list(heads)
+    children, order = _children_order(h)
+    masks = _yield_masks(h, order)
+    return h, children, masks, _all_contiguous(masks)
+
+
+# --------------------------------------------------------------------------
+# basic helpers
+# --------------------------------------------------------------------------
+
+
+def depths(heads: HeadsLike) -> np.ndarray:
+    """Depth of every node: 0 for the root 0, 1 for words attached to 0, ...
+
+    Returns an integer array of length n+1.
+    """
+    h = _as_list(heads)
+    _, order = _children_order(h)
+    depth = [0] * len(h)
+    for u in order[1:]:
+        depth[u] = depth[h[u]] + 1
+    return np.asarray(depth, dtype=np.int64)
+
+
+def dominance_matrix(heads: HeadsLike) -> np.ndarray:
+    """Boolean matrix ``D`` of shape (n+1, n+1): ``D[u, v]`` iff u dominates v.
+
+    Dominance is reflexive (``D[u, u]`` is True) and transitive; row 0 is all
+    True. ``D[u, v] and not D[v, u]`` means u is a proper ancestor of v, and
+    row ``u`` is the indicator of ``yield(u)``.
+    """
+    h = _as_list(heads)
+    _, order = _children_order(h)
+    n1 = len(h)
+    dom = np.zeros((n1, n1), dtype=bool)
+    dom[0, :] = True
+    for u in order[1:]:  # parents before children
+        row = dom[:, h[u]].copy()
+        row[u] = True
+        dom[:, u] = row
+    return dom
+
+
+def yields(heads: HeadsLike) -> list[np.ndarray]:
+    """Yield (projection) of every node: sorted array of the nodes it dominates.
+
+    ``yields(heads)[u]`` includes ``u`` itself; ``yields(heads)[0]`` is
+    ``0..n``.
+    """
+    h = _as_list(heads)
+    _, order = _children_order(h)
+    masks = _yield_masks(h, order)
+    out = []
+    for m in masks:
+        bits = []
+        while m:
+            low = m & -m
+            bits.append(low.bit_length() - 1)
+            m ^= low
+        out.append(np.asarray(bits, dtype=np.int64))
+    return out
+
+
+# --------------------------------------------------------------------------
+# projectivity
+# --------------------------------------------------------------------------
+
+
+def non_projective_arcs(heads: HeadsLike) -> np.ndarray:
+    """Boolean array of length n+1: entry d flags the arc heads[d] -> d.
+
+    The arc ``h -> d`` is non-projective when some word strictly between h and
+    d is not dominated by h. Arcs from the root 0 are never non-projective
+    (0 dominates everything); entry 0 (no arc) is False.
+    """
+    h, _, masks, projective = _analyse(heads)
+    out = np.zeros(len(h), dtype=bool)
+    if not projective:
+        out[:] = [_non_projective(h, masks, d) if d else False for d in range(len(h))]
+    return out
+
+
+def is_projective(heads: HeadsLike) -> bool:
+    """True when the tree has no non-projective arc.
+
+    Equivalently, the yield of every node is a contiguous interval (the
+    classic definition, e.g. Kuhlmann & Nivre 2006, Def. 3); checked that way
+    in O(n) bit operations.
+    """
+    return _analyse(heads)[3]
+
+
+# --------------------------------------------------------------------------
+# gap degree (Kuhlmann & Nivre 2006)
+# --------------------------------------------------------------------------
+
+
+def gap_degrees(heads: HeadsLike) -> np.ndarray:
+    """Gap degree of every node (length n+1, entry 0 is 0).
+
+    The gap degree of a node is the number of gaps in its yield: maximal runs
+    of positions outside the yield that lie between two positions inside it
+    (Kuhlmann & Nivre 2006, "Mildly Non-Projective Dependency Structures").
+    """
+    h, _, masks, projective = _analyse(heads)
+    if projective:
+        return np.zeros(len(h), dtype=np.int64)
+    return np.asarray([_blocks(m) - 1 for m in masks], dtype=np.int64)
+
+
+def gap_degree(heads: HeadsLike) -> int:
+    """Gap degree of the tree: the maximum gap degree of its nodes.
+
+    0 exactly for projective trees (Kuhlmann & Nivre 2006).
+    """
+    _, _, masks, projective = _analyse(heads)
+    if projective:
+        return 0
+    return max(_blocks(m) for m in masks) - 1
+
+
+# --------------------------------------------------------------------------
+# edge degree (Nivre 2006)
+# --------------------------------------------------------------------------
+
+
+def edge_degrees(heads: HeadsLike) -> np.ndarray:
+    """Degree of every arc, indexed by dependent (length n+1, entry 0 is 0).
+
+    Nivre (2006, "Constraints on Non-Projective Dependency Parsing", EACL):
+    the degree of ``e = heads[d] -> d`` is the number of connected components
+    of the subgraph induced by the words strictly between ``heads[d]`` and
+    ``d`` whose root is not dominated by ``heads[d]``. Arcs from the root 0
+    have degree 0; an arc has degree >= 1 iff it is non-projective. See the
+    module docstring for why the closed interval gives the same values.
+    """
+    h, _, masks, projective = _analyse(heads)
+    out = np.zeros(len(h), dtype=np.int64)
+    if not projective:
+        out[:] = [_arc_degree(h, masks, d) if d else 0 for d in range(len(h))]
+    return out
+
+
+def edge_degree(heads: HeadsLike) -> int:
+    """Edge degree of the tree (Nivre 2006): the maximum degree of its arcs.
+
+    0 for projective trees and for a tree without words.
+    """
+    h, _, masks, projective = _analyse(heads)
+    if projective:
+        return 0
+    return max(_arc_degree(h, masks, d) for d in range(1, len(h)))
+
+
+# --------------------------------------------------------------------------
+# well-nestedness (Kuhlmann & Nivre 2006)
+# --------------------------------------------------------------------------
+
+
+def is_well_nested(heads: HeadsLike) -> bool:
+    """True unless two nodes, neither dominating the other, have interleaving yields.
+
+    Kuhlmann & Nivre (2006), Def. 8: yields U and V interleave when there are
+    ``a1 < b1 < a2 < b2`` with ``a1, a2`` in U and ``b1, b2`` in V, or with
+    the roles of U and V swapped. Projective trees are well-nested.
+    """
+    _, children, masks, projective = _analyse(heads)
+    if projective:
+        return True
+    return not _ill_nested(children, masks)
+
+
+def is_ill_nested(heads: HeadsLike) -> bool:
+    """Negation of :func:`is_well_nested`."""
+    return not is_well_nested(heads)
+
+
+# --------------------------------------------------------------------------
+# all at once
+# --------------------------------------------------------------------------
+
+
+class TreeMeasures(NamedTuple):
+    """The measures of one tree, as computed by :func:`tree_measures`."""
+
+    projective: bool
+    non_projective_arcs: int  # number of non-projective arcs
+    gap_degree: int
+    edge_degree: int
+    well_nested: bool
+
+
+def tree_measures(heads: HeadsLike) -> TreeMeasures:
+    """Projectivity, number of non-projective arcs, gap degree, edge degree and
+    well-nestedness of a tree, sharing one traversal (cheaper than calling the
+    individual functions when all are needed, e.g. for treebank statistics)."""
+    h, children, masks, projective = _analyse(heads)
+    if projective:
+        return TreeMeasures(True, 0, 0, 0, True)
+    n1 = len(h)
+    degrees = [_arc_degree(h, masks, d) for d in range(1, n1)]
+    return TreeMeasures(
+        projective=False,
+        non_projective_arcs=sum(1 for x in degrees if x),
+        gap_degree=max(_blocks(m) for m in masks) - 1,
+        edge_degree=max(degrees),
+        well_nested=not _ill_nested(children, masks),
+    )
