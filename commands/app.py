@@ -8,7 +8,9 @@ import typer
 
 from treetool import __version__
 
+from . import deprojectivize as deprojectivize_module
 from . import filter as filter_module
+from . import projectivize as projectivize_module
 from . import stats as stats_module
 
 app = typer.Typer(
@@ -42,6 +44,8 @@ def main_options(
     """treetool: treebanks in, parser training data out."""
 
 
+app.command("projectivize")(projectivize_module.projectivize_command)
+app.command("deprojectivize")(deprojectivize_module.deprojectivize_command)
 app.command("stats")(stats_module.stats_command)
 app.command("filter")(filter_module.filter_command)
 

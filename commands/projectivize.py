@@ -1,0 +1,138 @@
+"""``treetool projectivize``: optimal or pseudo-projective trees, streaming and lossless."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from treetool.errors import TreebankError
+from treetool.projectivizer import ProjectivizeOptions, ProjectivizeStats, Projectivizer
+from treetool.report import render
+from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
+
+from .common import (
+    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ReportFormat, ReportFormatOpt, ToFormat,
+    cli_command, error_policy,
+)
+
+
+class Method(str, Enum):
+    optimal = "optimal"
+    pseudo = "pseudo"
+
+
+class RootMode(str, Enum):
+    single = "single"
+    any = "any"
+
+
+class Ties(str, Enum):
+    lift = "lift"
+    first = "first"
+
+
+class Scheme(str, Enum):
+    baseline = "baseline"
+    head = "head"
+    path = "path"
+    head_path = "head+path"
+
+
+class CoveredRoots(str, Enum):
+    none = "none"
+    ignore = "ignore"
+    left = "left"
+    right = "right"
+    head = "head"
+
+
+class LiftOrder(str, Enum):
+    shortest = "shortest"
+    deepest = "deepest"
+
+
+SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="Pseudo: label encoding of the lifts (MaltParser -pp).")]
+
+REPORT_COLUMNS = [
+    "file", "sentences", "words", "non_projective_sentences", "changed_sentences", "arcs_changed",
+    "accuracy", "pseudo_head_accuracy", "optimal_accuracy", "ms_per_tree",
+]
+
+
+def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat, path: Optional[str]) -> None:
+    files = [r.as_dict() for r in rows]
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"files": files, "total": total.as_dict()}, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        return
+    columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
+    render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
+
+
+@cli_command
+def projectivize_command(
+    files: Files,
+    output: Output = "-",
+    method: Annotated[Method, typer.Option("--method", help="optimal: keep the most gold arcs (Nederhof 2019); pseudo: reversible lifting (Nivre & Nilsson 2005, as MaltParser).")] = Method.optimal,
+    root: Annotated[Optional[RootMode], typer.Option("--root", help="Optimal: single = exactly one dependent of the root, any = several allowed [default: keep what the input had].", show_default=False)] = None,
+    ties: Annotated[Ties, typer.Option("--ties", help="Optimal: among optimal trees prefer lifts to ancestors, then the fewest levels lifted (lift), or keep the plain DP choice (first).")] = Ties.lift,
+    count: Annotated[bool, typer.Option("--count", help="Optimal: add '# optimal_projective_trees = N' to every sentence.")] = False,
+    scheme: SchemeOpt = Scheme.head,
+    covered_roots: Annotated[CoveredRoots, typer.Option("--covered-roots", help="Pseudo: root dependents inside another arc (MaltParser -pcr).")] = CoveredRoots.none,
+    lift_order: Annotated[LiftOrder, typer.Option("--lift-order", help="Pseudo: lift the shortest original arc or the deepest word first (MaltParser -plo).")] = LiftOrder.shortest,
+    report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree.")] = False,
+    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
+    report_format: ReportFormatOpt = ReportFormat.table,
+    from_format: FromFormat = None,
+    to: ToFormat = None,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+) -> None:
+    """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
+
+    Projective sentences pass through byte-identical; re-attached words keep
+    their DEPREL (optimal) or get MaltParser's encoded labels (pseudo).
+    The report also gives, per file, the accuracy of both methods (Nederhof
+    2019, Table 6: pseudo with the head scheme, labels stripped, vs optimal).
+
+    Examples:
+
+      treetool projectivize sample_data/en_sample.conllu
+
+      treetool projectivize train.conllu -o train.proj.conllu --report
+
+      treetool projectivize train.conllu --method pseudo --scheme head+path -o train.pproj.conllu
+
+      treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
+    """
+    if method is Method.pseudo and (root is not None or count or ties is not Ties.lift):
+        raise typer.BadParameter("--root, --ties and --count apply to --method optimal", param_hint="--method")
+    options = ProjectivizeOptions(
+        method=method.value, root=root.value if root else None, ties=ties.value, count=count,
+        scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
+    )
+    want_report = report or report_file is not None
+    projectivizer = Projectivizer(options, compare=want_report)
+    source = treebank_format(files[0], from_format.value if from_format else None)
+    per_file: list[ProjectivizeStats] = []
+    total = projectivizer.new_stats("total")
+    with error_policy(on_error, rejects) as policy, TreebankWriter(output, output_format(output, to.value if to else None, source)) as writer:
+        for path in files:
+            fmt = treebank_format(path, from_format.value if from_format else None)
+            if fmt == "ptb":
+                raise TreebankError("projectivize needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+            stats = projectivizer.new_stats(path)
+            start = time.perf_counter()
+            for sentence in projectivizer.run(read_treebank(path, fmt, on_error=policy), stats):
+                writer.write(sentence)
+            stats.seconds = time.perf_counter() - start
+            per_file.append(stats)
+            total.merge(stats)
+    if want_report:
+        write_report(per_file, total, report_format, report_file)

@@ -1,0 +1,185 @@
+"""`treetool projectivize` / `deprojectivize` end to end: bytes, reports, MaltParser reference files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from commands.app import app
+from conftest import SAMPLE_DATA, SHARED, shared_path
+from treetool.conll import read_conll
+from treetool.projectivize import count_optimal_projective_trees, optimal_projective_score
+from treetool.pseudo import pseudo_projectivize
+from treetool.treebank import read_treebank
+from treetool.trees import is_projective
+
+runner = CliRunner()
+EN = SAMPLE_DATA / "en_sample.conllu"
+DE = SAMPLE_DATA / "de_sample.conllu"
+MALT = SHARED / "reference" / "maltparser"
+REFERENCE_NAME = re.compile(r"(?P<input>.+)\.(?P<scheme>baseline|head|path|head_path)\.pcr-(?P<pcr>\w+)\.plo-(?P<plo>\w+)\.(?P<mode>proj|deproj)\.conllu")
+INPUTS = {
+    "de_gsd-ud-dev": ("data", "ud-2.2", "UD_German-GSD", "de_gsd-ud-dev.conllu"),
+    "got_proiel-ud-train": ("data", "ud-2.2", "UD_Gothic-PROIEL", "got_proiel-ud-train.conllu"),
+    "maltparser-input-random-multiroot": ("reference", "maltparser-input-random-multiroot.conllu"),
+}
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def sentences_of(data: bytes, fmt: str = "conllu"):
+    import io
+
+    return list(read_conll(io.BytesIO(data), "<test>", fmt))
+
+
+def test_projective_sentences_pass_through_byte_identical():
+    result = invoke("projectivize", EN)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout_bytes.split(b"\n\n")
+    src = EN.read_bytes().split(b"\n\n")
+    assert out[0] == src[0] and out[2] == src[2]  # en-1 and en-3 are projective
+    assert out[1] != src[1]
+
+
+def test_only_head_of_reattached_words_changes():
+    result = invoke("projectivize", DE)
+    out_lines = result.stdout.split("\n")
+    src_lines = DE.read_text().split("\n")
+    assert len(out_lines) == len(src_lines)
+    diffs = [(a, b) for a, b in zip(src_lines, out_lines) if a != b]
+    assert len(diffs) == 1
+    before, after = (line.split("\t") for line in diffs[0])
+    assert before[0] == "13" and before[6] == "2" and after[6] == "9"
+    assert before[:6] + before[7:] == after[:6] + after[7:]  # DEPREL kept, other columns too
+    for sentence in sentences_of(result.stdout_bytes):
+        assert is_projective(sentence.heads)
+
+
+def test_root_option_controls_the_number_of_root_dependents():
+    for sentence in read_treebank(str(EN)):
+        assert (sentence.heads[1:] == 0).sum() == 1
+    kept = sentences_of(invoke("projectivize", EN).stdout_bytes)
+    assert all((s.heads[1:] == 0).sum() == 1 for s in kept)
+    # With --root any the hearing example can keep every arc but one either way; the output stays a tree.
+    anyroot = sentences_of(invoke("projectivize", EN, "--root", "any").stdout_bytes)
+    assert all(is_projective(s.heads) for s in anyroot)
+
+
+def test_count_adds_a_comment_with_the_exact_number():
+    result = invoke("projectivize", EN, "--count")
+    assert result.exit_code == 0, result.stderr
+    counts = [int(m) for m in re.findall(r"^# optimal_projective_trees = (\d+)$", result.stdout, re.M)]
+    expected = [count_optimal_projective_trees(s.heads) for s in read_treebank(str(EN))]
+    assert counts == expected and len(counts) == 3
+    assert counts[0] == 1 and counts[1] > 1
+    # The comment goes after the existing comments, before the words.
+    block = result.stdout.split("\n\n")[1].split("\n")
+    assert block[3] == f"# optimal_projective_trees = {counts[1]}" and block[4].startswith("1\t")
+
+
+def test_report_json_has_the_table6_figures(tmp_path):
+    report = tmp_path / "report.json"
+    result = invoke("projectivize", EN, DE, "--report-file", report, "-o", tmp_path / "out.conllu")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(report.read_text())
+    assert [f["file"] for f in doc["files"]] == [str(EN), str(DE)]
+    total = doc["total"]
+    assert total["sentences"] == 5 and total["words"] == 47 and total["non_projective_sentences"] == 2
+    assert total["arcs_changed"] == 2
+    assert total["accuracy"] == round(100 * 45 / 47, 2)
+    for entry in (*doc["files"], total):
+        assert {"pseudo_head_accuracy", "optimal_accuracy", "ms_per_tree"} <= entry.keys()
+        assert entry["optimal_accuracy"] >= entry["pseudo_head_accuracy"]
+
+
+def test_report_to_stderr_in_any_format():
+    result = invoke("projectivize", EN, "--report", "--format", "tsv")
+    assert result.exit_code == 0
+    header, row = result.stderr.strip().split("\n")[:2]
+    fields = dict(zip(header.split("\t"), row.split("\t")))
+    assert fields["sentences"] == "3" and fields["arcs_changed"] == "1"
+
+
+def test_pseudo_round_trip_on_sample(tmp_path):
+    proj = tmp_path / "proj.conllu"
+    assert invoke("projectivize", DE, "--method", "pseudo", "--scheme", "head", "-o", proj).exit_code == 0
+    text = proj.read_text()
+    assert "\tacl:relcl|obj\t" in text  # "loben" lifted off "Bericht" (obj): dep|headlabel
+    back = invoke("deprojectivize", proj, "--scheme", "head")
+    assert back.exit_code == 0, back.stderr
+    assert back.stdout_bytes == DE.read_bytes()
+
+
+def test_optimal_only_options_are_rejected_with_pseudo():
+    result = invoke("projectivize", EN, "--method", "pseudo", "--count")
+    assert result.exit_code == 2
+    assert "--method optimal" in result.stderr
+
+
+# ------------------------------------------------------- MaltParser reference
+def _reference_cases():
+    if not MALT.exists():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{MALT} not found: ../shared is not beside the clone"))]
+    return sorted(MALT.glob("*.conllu"), key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("reference", _reference_cases(), ids=lambda p: p.name if p else "absent")
+def test_byte_identical_to_maltparser(reference: Path, tmp_path):
+    m = REFERENCE_NAME.fullmatch(reference.name)
+    assert m, reference.name
+    scheme = m["scheme"].replace("_", "+")
+    source = shared_path(*INPUTS[m["input"]])
+    fmt = ["--from", "conllx"] if "multiroot" in m["input"] else []
+    out = tmp_path / "out"
+    proj_args = ["projectivize", source, "--method", "pseudo", "--scheme", scheme,
+                 "--covered-roots", m["pcr"], "--lift-order", m["plo"], *fmt, "-o", out]
+    if m["mode"] == "proj":
+        result = invoke(*proj_args)
+    else:
+        proj_ref = reference.with_name(reference.name.replace(".deproj.", ".proj."))
+        result = invoke("deprojectivize", proj_ref, "--scheme", scheme, *fmt, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_deprojectivize_recovers_at_least_as_much_as_maltparser(tmp_path):
+    """deproj(proj(x)) by treetool keeps at least as many arcs of x as MaltParser's round trip."""
+    for scheme in ("head", "path", "head_path"):
+        source = shared_path(*INPUTS["de_gsd-ud-dev"])
+        malt = shared_path("reference", "maltparser", f"de_gsd-ud-dev.{scheme}.pcr-none.plo-shortest.deproj.conllu")
+        proj = tmp_path / "proj.conllu"
+        ours = tmp_path / "ours.conllu"
+        assert invoke("projectivize", source, "--method", "pseudo", "--scheme", scheme.replace("_", "+"), "-o", proj).exit_code == 0
+        assert invoke("deprojectivize", proj, "--scheme", scheme.replace("_", "+"), "-o", ours).exit_code == 0
+        gold = [s.heads for s in read_treebank(str(source))]
+        mine = sum(int((g == s.heads).sum()) for g, s in zip(gold, read_treebank(str(ours))))
+        theirs = sum(int((g == s.heads).sum()) for g, s in zip(gold, read_treebank(str(malt))))
+        assert mine >= theirs, scheme
+
+
+# ------------------------------------------------------ optimal >= pseudo
+def _shared_treebanks():
+    data = SHARED / "data" / "ud-2.2"
+    if not data.exists():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{data} not found: ../shared is not beside the clone"))]
+    return sorted(data.glob("*/*.conllu"), key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("path", _shared_treebanks(), ids=lambda p: p.name if p else "absent")
+def test_optimal_accuracy_at_least_pseudo_on_every_sentence(path: Path):
+    for sentence in read_treebank(str(path)):
+        heads = sentence.heads
+        if is_projective(heads):
+            continue
+        pseudo_heads, _ = pseudo_projectivize(heads, sentence.deprels, scheme="head")
+        pseudo_kept = int((pseudo_heads[1:] == heads[1:]).sum())
+        assert optimal_projective_score(heads) >= pseudo_kept, (path.name, sentence.line)
+        assert optimal_projective_score(heads, single_root=False) >= optimal_projective_score(heads, single_root=True)
