@@ -267,3 +267,13 @@ def test_filter_round_trips_real_treebanks(tmp_path):
         out = tmp_path / path.name
         assert invoke("filter", path, "-o", out).exit_code == 0
         assert out.read_bytes() == path.read_bytes(), path
+
+
+def test_filter_cleans_the_wsj_sample_like_rnng_and_in_order(tmp_path):
+    """With all three PTB options, the WSJ sample matches the reference cleaning byte for byte."""
+    files = sorted(shared_path("data", "ptb-sample").glob("*.mrg"))
+    reference = shared_path("reference", "constituency", "ptb-sample.clean.txt")
+    out = tmp_path / "clean.ptb"
+    result = invoke("filter", *files, "--drop-traces", "--strip-functions", "--remove-wrapper", "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes() == reference.read_bytes()
