@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     files = args.files or sorted((SHARED / "data" / "ud-2.2").glob("*/*train.conllu"))
     if not files:
-        sys.exit(f"no input files: pass some, or put ../shared beside the clone")
+        sys.exit("no input files: pass some, or put ../shared beside the clone")
     projectivizer = Projectivizer(ProjectivizeOptions(method=args.method))
     print(f"method={args.method}, best of {args.repeat} runs, output to {os.devnull}")
     print(f"{'file':<32} {'trees':>7} {'non-proj':>8} {'seconds':>8} {'ms/tree':>8}")

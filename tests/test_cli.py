@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -277,3 +276,12 @@ def test_filter_cleans_the_wsj_sample_like_rnng_and_in_order(tmp_path):
     result = invoke("filter", *files, "--drop-traces", "--strip-functions", "--remove-wrapper", "-o", out)
     assert result.exit_code == 0, result.stderr
     assert out.read_bytes() == reference.read_bytes()
+
+
+def test_invalid_utf8_in_ptb_is_a_located_error(tmp_path):
+    bad = tmp_path / "bad.mrg"
+    bad.write_bytes(b"( (S (NN fine)) )\n( (S (NN caf\xe9)) )\n")
+    proc = run_module("filter", bad)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == f"{bad}:2: invalid UTF-8"
+    assert proc.stdout == b"( (S (NN fine)))\n"

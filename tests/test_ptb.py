@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import io
 import itertools
-import time
 
 import pytest
 from conftest import shared_path
@@ -475,23 +474,3 @@ def test_ptb_sample_fused_cleaning_equals_standalone_functions():
         for tree, expected in zip(raw, clean):
             tree = remove_outer_wrapper(strip_function_tags(drop_trace_elements(tree)))
             assert tree == expected
-
-
-def test_ptb_sample_speed():
-    """Reading + cleaning all of ptb-sample; prints trees/s (see -rA / -s)."""
-    files = sample_files()
-    data = [path.read_text(encoding="utf-8").splitlines(keepends=True) for path in files]
-    best = float("inf")
-    count = 0
-    for _ in range(3):
-        start = time.perf_counter()
-        count = sum(
-            1
-            for lines in data
-            for _ in read_ptb(lines, drop_traces=True, strip_functions=True, remove_wrapper=True)
-        )
-        best = min(best, time.perf_counter() - start)
-    print(f"ptb-sample: {count} trees in {best:.3f}s = {count / best:.0f} trees/s")
-    assert count == 1921
-    # a loose floor that only catches something pathologically slow
-    assert count / best > 500

@@ -11,8 +11,9 @@ from __future__ import annotations
 class TreebankError(ValueError):
     """Malformed treebank input, located by file, line and sentence id.
 
-    ``raw`` holds the exact text of the offending sentence when the reader
-    could delimit it, so ``--rejects FILE`` can keep it byte for byte.
+    ``raw`` holds the offending sentence as it was read, when the reader
+    could delimit it (bytes from the CoNLL reader, text from the PTB reader),
+    so ``--rejects FILE`` can keep it byte for byte.
     """
 
     def __init__(
@@ -22,7 +23,7 @@ class TreebankError(ValueError):
         filename: str | None = None,
         line: int | None = None,
         sent_id: str | None = None,
-        raw: str | None = None,
+        raw: bytes | str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message

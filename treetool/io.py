@@ -1,9 +1,9 @@
 """Opening treebanks: paths, stdin/stdout, compression, format detection, atomic output.
 
-Text is decoded as UTF-8 with ``surrogateescape`` and ``newline=""``: CRLF
-line ends reach the parsers untouched and invalid bytes survive as lone
-surrogates, so a round trip reproduces the input bytes exactly while the
-readers can still point at the line holding an invalid byte.
+Inputs are opened as binary streams: the CoNLL reader works on bytes (so a
+round trip reproduces them exactly, CRLF and invalid UTF-8 included, and can
+point at the line holding an invalid byte); the PTB reader wraps them in a
+text layer that keeps line ends (``newline=""``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import lzma
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO
 
 from .errors import TreebankError
 
@@ -37,7 +37,6 @@ _COMPRESSORS: dict[str, Callable[..., IO[bytes]]] = {
     ".xz": lzma.open,
 }
 _MAGIC = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
-CHUNK_CHARS = 1 << 20
 
 
 def _split_compression(name: str) -> tuple[str, str | None]:
@@ -88,25 +87,6 @@ def open_binary_input(path: str) -> IO[bytes]:
         if head.startswith(magic):
             return _COMPRESSORS[ext](buffered, "rb")
     return buffered
-
-
-def open_text_input(path: str) -> TextIO:
-    """Open ``path`` for reading text losslessly (see the module docstring)."""
-    return io.TextIOWrapper(
-        open_binary_input(path), encoding="utf-8", errors="surrogateescape", newline=""
-    )
-
-
-def read_chunks(stream: TextIO, path: str, size: int = CHUNK_CHARS) -> Iterator[str]:
-    """Yield decoded chunks of ``stream``; a byte-order mark is kept in the text."""
-    try:
-        while True:
-            chunk = stream.read(size)
-            if not chunk:
-                return
-            yield chunk
-    except (OSError, EOFError, lzma.LZMAError) as err:
-        raise TreebankError(f"cannot read: {err}", filename=path) from None
 
 
 class AtomicOutput:

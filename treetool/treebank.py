@@ -8,17 +8,20 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
+import io
+import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import io as _io
-from collections import Counter
-
 from .conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
 from .errors import TreebankError
 from .io import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
+from .ptb import read_ptb, tree_to_line
 from .sentence import Sentence
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
@@ -47,6 +50,14 @@ def _opened(path: str):
             binary.close()
 
 
+def _utf8_lines(lines: Iterator[str], filename: str) -> Iterator[str]:
+    """Pass lines through, stopping at the first one that held invalid UTF-8 (decoded as surrogates)."""
+    for number, line in enumerate(lines, 1):
+        if not line.isascii() and _UNDECODABLE.search(line):
+            raise TreebankError("invalid UTF-8", filename=filename, line=number)
+        yield line
+
+
 def read_treebank(
     path: str,
     fmt: str | None = None,
@@ -65,10 +76,8 @@ def read_treebank(
         head = binary.peek(4096)[:4096] if hasattr(binary, "peek") else b""
         resolved = resolve_format(path, fmt, head)
         if resolved == "ptb":
-            from .ptb import read_ptb
-
-            text = _io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
-            yield from read_ptb(text, name, on_error=on_error, **ptb_options)
+            text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+            yield from read_ptb(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
             text.detach()
         else:
             yield from read_conll(binary, name, resolved, on_error)
@@ -127,8 +136,6 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
-            from .ptb import tree_to_line
-
             self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
 
     def warnings(self) -> list[str]:
