@@ -47,7 +47,7 @@ class OnError(str, Enum):
 
 Files = Annotated[
     list[str],
-    typer.Argument(help="Treebank files (.conllu, .conll/.conllx, .mrg/.ptb/.tree; .gz/.bz2/.xz too); - is stdin.", show_default=False),
+    typer.Argument(metavar="FILE", help="Treebank files (.conllu, .conll/.conllx, .mrg/.ptb/.tree; .gz/.bz2/.xz too); - is stdin.", show_default=False),
 ]
 FromFormat = Annotated[
     Optional[TreebankFormat],
@@ -57,7 +57,7 @@ ToFormat = Annotated[
     Optional[TreebankFormat],
     typer.Option("--to", help="Output format [default: from the -o name, else the input's].", show_default=False),
 ]
-Output = Annotated[str, typer.Option("--output", "-o", help="Output file; - is stdout. Written under a temporary name and renamed when complete.")]
+Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. Written under a temporary name and renamed when complete.")]
 ReportFormatOpt = Annotated[ReportFormat, typer.Option("--format", help="Report format.")]
 OnErrorOpt = Annotated[
     OnError,

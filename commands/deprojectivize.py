@@ -28,8 +28,8 @@ def deprojectivize_command(
 
     Examples:
 
+    \b
       treetool deprojectivize parsed.conllu --scheme head -o parsed.nonproj.conllu
-
       treetool projectivize train.conllu --method pseudo --scheme path | treetool deprojectivize - --scheme path
     """
     source = treebank_format(files[0], from_format.value if from_format else None)

@@ -41,12 +41,10 @@ def filter_command(
 
     Examples:
 
+    \b
       treetool filter train.conllu.gz -o train.conllu
-
       treetool filter train.conllu --non-projective --max-words 40
-
       treetool filter train.conllu -o train.conllx
-
       treetool filter wsj_*.mrg --drop-traces --strip-functions --remove-wrapper -o clean.ptb
     """
     wanted = read_ids(ids) if ids else None

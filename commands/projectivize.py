@@ -103,12 +103,10 @@ def projectivize_command(
 
     Examples:
 
+    \b
       treetool projectivize sample_data/en_sample.conllu
-
       treetool projectivize train.conllu -o train.proj.conllu --report
-
       treetool projectivize train.conllu --method pseudo --scheme head+path -o train.pproj.conllu
-
       treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
     """
     if method is Method.pseudo and (root is not None or count or ties is not Ties.lift):

@@ -46,8 +46,8 @@ def stats_command(
 
     Examples:
 
+    \b
       treetool stats sample_data/en_sample.conllu
-
       treetool stats train.conllu dev.conllu --by-length --format json
     """
     per_file: list[TreebankStats] = []
