@@ -18,8 +18,10 @@ from typing import Any
 from .conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
 from .errors import TreebankError
 from .io import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
-from .ptb import read_ptb, tree_to_line
 from .sentence import Sentence
+
+# treetool.ptb is imported only where PTB input or output is used: it imports
+# nltk, whose package import takes 0.5-1 s, which CoNLL jobs should not pay.
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -76,6 +78,8 @@ def read_treebank(
         head = binary.peek(4096)[:4096] if hasattr(binary, "peek") else b""
         resolved = resolve_format(path, fmt, head)
         if resolved == "ptb":
+            from .ptb import read_ptb
+
             text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
             yield from read_ptb(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
             text.detach()
@@ -136,6 +140,8 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
+            from .ptb import tree_to_line
+
             self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
 
     def warnings(self) -> list[str]:
