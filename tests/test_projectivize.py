@@ -15,8 +15,13 @@ Independent oracles used here (none shares code with the module):
 Exhaustive checks against enumeration: every tree up to 6 words (counts: up
 to 5 words, plus a sample at 6), a seeded random sample at 7 words
 (projective trees from the generator). For 8..12 words the projective trees
-are too many to enumerate (5e7 at n = 12), so random trees there are compared against the plain-Python
-reference DP only, and against the plain-Python counting DP.
+are too many to enumerate (5e7 at n = 12); there, and on real Gothic
+sentences, ``interval_optimum`` -- a memoised recursion over intervals written
+from the definition of projectivity, cross-checked against enumeration up to
+6 words -- gives the optimal score, the number of optimal trees, and the best
+(arcs, lifts, -levels) key of the tie rule, compared lexicographically without
+the module's integer-weight trick. Random trees up to 30 words are also
+compared with the plain-Python reference DP.
 """
 
 from __future__ import annotations
@@ -470,3 +475,129 @@ def test_german_dev_nonprojective_fast_equals_reference():
         assert a.tolist() == b.tolist()
         assert is_projective(a.tolist()) and n_roots(a.tolist()) == n_roots(h.tolist())
         assert is_tree(a.tolist())
+
+
+# --------------------------------------------------------------------------
+# 8..14 words: an independent optimum by recursion over intervals
+# --------------------------------------------------------------------------
+
+
+def interval_optimum(h, single: bool, arc_value):
+    """(best value, number of projective trees attaining it), straight from the
+    definition of projectivity: a subtree covers an interval, and the
+    dependents of a node on each side are a sequence of adjacent subtrees.
+
+    ``arc_value(head, dep)`` returns a tuple; values add componentwise and
+    compare lexicographically, so one recursion serves the plain score
+    (arcs in common) and the tie rule (arcs, lifts, -levels) alike. Every
+    projective tree has exactly one such decomposition, so the counts are
+    counts of trees. O(n^5): fine up to ~14 words.
+    """
+    n = len(h) - 1
+    zero = tuple(0 for _ in arc_value(0, 1))
+
+    def add(a, b):
+        return tuple(x + y for x, y in zip(a, b))
+
+    def better(best, value, count):
+        if best is None or value > best[0]:
+            return (value, count)
+        if value == best[0]:
+            return (value, best[1] + count)
+        return best
+
+    @cache
+    def subtree(r, i, j):  # r heads exactly the interval i..j
+        left_v, left_c = attached(r, i, r - 1)
+        right_v, right_c = attached(r, r + 1, j)
+        return add(left_v, right_v), left_c * right_c
+
+    @cache
+    def attached(parent, i, j):  # i..j covered by adjacent subtrees whose roots attach to parent
+        if i > j:
+            return zero, 1
+        best = None
+        for k in range(i, j + 1):  # the first subtree covers i..k
+            rest_v, rest_c = attached(parent, k + 1, j)
+            for r in range(i, k + 1):
+                sub_v, sub_c = subtree(r, i, k)
+                best = better(best, add(add(sub_v, arc_value(parent, r)), rest_v), sub_c * rest_c)
+        return best
+
+    if not single:
+        return attached(0, 1, n)
+    best = None
+    for r in range(1, n + 1):
+        sub_v, sub_c = subtree(r, 1, n)
+        best = better(best, add(sub_v, arc_value(0, r)), sub_c)
+    return best
+
+
+def tie_key(h, lv):
+    """arc_value for the tie rule: (arc in common, lift, -levels)."""
+    def value(head, dep):
+        if head == h[dep]:
+            return (1, 0, 0)
+        levels = int(lv[head, h[dep]])
+        return (0, 1, -levels) if levels > 0 else (0, 0, 0)
+    return value
+
+
+def tree_key(h, out, lv):
+    value = tie_key(h, lv)
+    total = (0, 0, 0)
+    for d in range(1, len(h)):
+        total = tuple(x + y for x, y in zip(total, value(int(out[d]), d)))
+    return total
+
+
+def test_interval_optimum_agrees_with_enumeration():
+    rng = random.Random(11)
+    for n in (1, 2, 3, 4, 5, 6):
+        proj_all = projective_by_filter(n)
+        single_mask = (proj_all[:, 1:] == 0).sum(1) == 1
+        for _ in range(25):
+            h = random_tree(n, rng, single_root=rng.random() < 0.5)
+            for single in (False, True):
+                cands = proj_all[single_mask] if single else proj_all
+                matches = (cands[:, 1:] == np.asarray(h)[1:]).sum(1)
+                best = int(matches.max())
+                value, count = interval_optimum(h, single, lambda a, d: (int(a == h[d]),))
+                assert (value, count) == ((best,), int((matches == best).sum()))
+
+
+@pytest.mark.parametrize("n, trials", [(8, 30), (10, 30), (12, 30), (14, 20), (20, 6)])
+def test_score_count_and_tie_rule_against_interval_optimum(n, trials):
+    """Random trees of 8-20 words, too many projective trees to enumerate:
+    the fast DP's score, count and tie-rule key equal the independent optimum."""
+    rng = random.Random(1000 + n)
+    for trial in range(trials):
+        h = random_tree(n, rng, single_root=trial % 2 == 0)
+        lv = level_matrix(h)
+        for single in (False, True):
+            (best,), count = interval_optimum(h, single, lambda a, d: (int(a == h[d]),))
+            assert optimal_projective_score(h, single_root=single) == best
+            assert count_optimal_projective_trees(h, single_root=single) == count
+            out = optimal_projectivize(h, single_root=single)
+            assert is_tree(out.tolist()) and is_projective(out.tolist())
+            assert tree_key(h, out, lv) == interval_optimum(h, single, tie_key(h, lv))[0], (h, single, out)
+
+
+def test_real_sentences_against_interval_optimum():
+    """Non-projective Gothic-PROIEL train sentences of up to 16 words, against the independent optimum."""
+    path = shared_path("data", "ud-2.2", "UD_Gothic-PROIEL", "got_proiel-ud-train.conllu")
+    checked = 0
+    for h in read_heads(path):
+        if not 5 <= len(h) - 1 <= 16 or is_projective(h.tolist()):
+            continue
+        hl = h.tolist()
+        lv = level_matrix(hl)
+        (best,), count = interval_optimum(hl, True, lambda a, d: (int(a == hl[d]),))
+        assert optimal_projective_score(h) == best
+        assert count_optimal_projective_trees(h) == count
+        out = optimal_projectivize(h)
+        assert tree_key(hl, out, lv) == interval_optimum(hl, True, tie_key(hl, lv))[0], hl
+        checked += 1
+        if checked == 60:
+            break
+    assert checked == 60
