@@ -511,7 +511,7 @@ def test_error_no_root():
 
 def test_error_several_roots_in_conllu():
     lines = middle(word(1, "a", 0, "root"), word(2, "b", 1, "dep"), word(3, "c", 0, "root"))
-    check_error(lines, "several roots: 2 words have HEAD 0 (allowed in CoNLL-X, not in CoNLL-U)", 10)
+    check_error(lines, "several roots: 2 words have HEAD 0 (allowed in CoNLL-X, not in CoNLL-U: read the file as CoNLL-X, --from conllx)", 10)
     assert read_all(doc(lines).replace(S3.encode(), S1.encode()), "conllx")[1].head_list == [-1, 0, 1, 0]
 
 

@@ -219,7 +219,7 @@ def parse_block(
         second = [i for i, h in enumerate(heads) if h == 0][1]
         row = k + second if word_rows is None else word_rows[second]
         raise _error(
-            f"several roots: {roots} words have HEAD 0 (allowed in CoNLL-X, not in CoNLL-U)",
+            f"several roots: {roots} words have HEAD 0 (allowed in CoNLL-X, not in CoNLL-U: read the file as CoNLL-X, --from conllx)",
             filename, line + row, lines, raw,
         )
     cycle = find_cycle(heads)
