@@ -22,10 +22,10 @@ from treetool.pseudo import (
     MALTPARSER_DEFAULTS,
     PSEUDO_SCHEMES,
     deprojectivize,
-    is_projective,
     pseudo_projectivize,
     strip_pseudo_labels,
 )
+from treetool.trees import is_projective
 
 # ../shared beside the clone; only used to list the reference files at collection
 # time (the tests themselves go through shared_path, which skips when it is absent).

@@ -53,6 +53,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .trees import is_projective
+
 __all__ = [
     "PSEUDO_SCHEMES",
     "COVERED_ROOT_MODES",
@@ -61,7 +63,6 @@ __all__ = [
     "pseudo_projectivize",
     "deprojectivize",
     "strip_pseudo_labels",
-    "is_projective",
 ]
 
 #: Label encodings (MaltParser ``-pp``; ``head_path`` is accepted for ``head+path``).
@@ -162,34 +163,6 @@ def _nonprojective(h: list[int], tin: list[int], tout: list[int]) -> list[int]:
     return out
 
 
-def is_projective(heads: Sequence[int] | np.ndarray) -> bool:
-    """True when every arc not from the root is projective (all words between
-    head and dependent descend from the head), the test MaltParser applies.
-    Raises ValueError when ``heads`` is not a tree."""
-    h = [int(x) for x in heads]
-    if not h or h[0] != -1 or _euler(h) is None:
-        raise ValueError("heads do not form a tree")
-    return _fast_projective(h)
-
-
-def _fast_projective(h: list[int]) -> bool:
-    """Projectivity of a tree in O(n log n): no two arcs cross, root arcs included
-    (the root at position 0). For a tree this is equivalent to MaltParser's
-    test (every word between a non-root head and its dependent descends from
-    the head); the tests check the equivalence on random trees."""
-    n = len(h) - 1
-    arcs = sorted(((min(i, h[i]), -max(i, h[i])) for i in range(1, n + 1)))
-    stack: list[int] = []  # right ends of open arcs
-    for l, neg_r in arcs:
-        r = -neg_r
-        while stack and stack[-1] <= l:
-            stack.pop()
-        if stack and r > stack[-1]:
-            return False
-        stack.append(r)
-    return True
-
-
 def pseudo_projectivize(
     heads: Sequence[int] | np.ndarray,
     deprels: Sequence[str],
@@ -246,7 +219,7 @@ def pseudo_projectivize(
     n = len(h) - 1
     if scheme == "none" and covered_roots == "none":
         return np.array(h, dtype=np.int64), labels
-    if _euler(h) is None or _fast_projective(h):
+    if _euler(h) is None or is_projective(h):
         # No covered roots either: a covered root makes its covering arc non-projective.
         return np.array(h, dtype=np.int64), labels
 
