@@ -11,12 +11,12 @@ of the output against the input, the measure of Nederhof (2019), Table 6.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .projectivize import count_optimal_projective_trees, optimal_projectivize
+from .projectivize import count_optimal_projective_trees, optimal_projective_score, optimal_projectivize
 from .pseudo import deprojectivize, pseudo_projectivize
 from .sentence import Sentence
 from .trees import is_projective
@@ -70,7 +70,6 @@ class ProjectivizeStats:
     compare: bool = False
     pseudo_head_kept: int = 0
     optimal_kept: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def merge(self, other: ProjectivizeStats) -> None:
         for name in ("sentences", "words", "non_projective_sentences", "changed_sentences", "arcs_changed",
@@ -95,7 +94,6 @@ class ProjectivizeStats:
         if self.compare:
             out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept)
             out["optimal_accuracy"] = pct(self.optimal_kept)
-        out.update(self.extra)
         return out
 
 
@@ -151,18 +149,26 @@ class Projectivizer:
             stats.changed_sentences += sentence.changed
             stats.arcs_changed += changed
             if self.compare:
-                self._compare(heads, sentence, projective, stats)
+                self._compare(heads, projective, changed, stats)
         return changed
 
-    def _compare(self, heads: np.ndarray, sentence: Sentence, projective: bool, stats: ProjectivizeStats) -> None:
+    def _compare(self, heads: np.ndarray, projective: bool, changed: int, stats: ProjectivizeStats) -> None:
+        """Words each method keeps; the run's own result is reused where it answers the question."""
         n = len(heads) - 1
+        opts = self.options
+        if opts.method == "optimal":
+            stats.optimal_kept += n - changed  # every tie rule keeps the optimal number of arcs
+        elif projective:
+            stats.optimal_kept += n
+        else:
+            stats.optimal_kept += optimal_projective_score(heads, single_root=opts.single_root)
         if projective:
             stats.pseudo_head_kept += n
-            stats.optimal_kept += n
-            return
-        pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
-        stats.pseudo_head_kept += _kept(heads, pseudo_heads)
-        stats.optimal_kept += _kept(heads, optimal_projectivize(heads, single_root=self.options.single_root, ties="first"))
+        elif opts.method == "pseudo" and opts.covered_roots == "none" and opts.lift_order == "shortest":
+            stats.pseudo_head_kept += n - changed  # the lifts do not depend on the label scheme
+        else:
+            pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
+            stats.pseudo_head_kept += _kept(heads, pseudo_heads)
 
     def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None) -> Iterator[Sentence]:
         """Projectivize a stream of sentences, in place, yielding each one."""
