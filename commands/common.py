@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from typing import Annotated, Any, Callable, Optional, TypeVar
@@ -20,29 +20,28 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 import typer
 
 from treetool.errors import TreebankError
-from treetool.policy import ErrorPolicy
+from treetool.io import FORMATS
+from treetool.policy import ON_ERROR_MODES, ErrorPolicy
+from treetool.report import REPORT_FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_BAD_INPUT = 2
 
 
-class TreebankFormat(str, Enum):
-    conllu = "conllu"
-    conllx = "conllx"
-    ptb = "ptb"
+def choices(name: str, values: Sequence[str]) -> Any:
+    """A str Enum for typer whose members are the library's own allowed values.
+
+    The library constants stay the one list of what is accepted; members are
+    named after their values (``Scheme("head+path")`` for names that are not
+    identifiers).
+    """
+    return Enum(name, {value: value for value in values}, type=str)
 
 
-class ReportFormat(str, Enum):
-    table = "table"
-    json = "json"
-    tsv = "tsv"
-    markdown = "markdown"
-
-
-class OnError(str, Enum):
-    fail = "fail"
-    skip = "skip"
+TreebankFormat = choices("TreebankFormat", FORMATS)
+ReportFormat = choices("ReportFormat", REPORT_FORMATS)
+OnError = choices("OnError", ON_ERROR_MODES)
 
 
 Files = Annotated[

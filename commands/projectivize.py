@@ -5,55 +5,29 @@ from __future__ import annotations
 import json
 import sys
 import time
-from enum import Enum
 from typing import Annotated, Optional
 
 import typer
 
 from treetool.errors import TreebankError
-from treetool.projectivizer import ProjectivizeOptions, ProjectivizeStats, Projectivizer
+from treetool.projectivize import TIE_RULES
+from treetool.projectivizer import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
+from treetool.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
 from treetool.report import render
 from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
 
 from .common import (
     Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ReportFormat, ReportFormatOpt, ToFormat,
-    cli_command, error_policy,
+    choices, cli_command, error_policy,
 )
 
 
-class Method(str, Enum):
-    optimal = "optimal"
-    pseudo = "pseudo"
-
-
-class RootMode(str, Enum):
-    single = "single"
-    any = "any"
-
-
-class Ties(str, Enum):
-    lift = "lift"
-    first = "first"
-
-
-class Scheme(str, Enum):
-    baseline = "baseline"
-    head = "head"
-    path = "path"
-    head_path = "head+path"
-
-
-class CoveredRoots(str, Enum):
-    none = "none"
-    ignore = "ignore"
-    left = "left"
-    right = "right"
-    head = "head"
-
-
-class LiftOrder(str, Enum):
-    shortest = "shortest"
-    deepest = "deepest"
+Method = choices("Method", METHODS)
+RootMode = choices("RootMode", ROOT_MODES)
+Ties = choices("Ties", TIE_RULES)
+Scheme = choices("Scheme", PSEUDO_SCHEMES)
+CoveredRoots = choices("CoveredRoots", COVERED_ROOT_MODES)
+LiftOrder = choices("LiftOrder", LIFT_ORDERS)
 
 
 SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="Pseudo: label encoding of the lifts (MaltParser -pp).")]

@@ -132,6 +132,9 @@ __all__ = [
 
 HeadsLike = Union[np.ndarray, Sequence[int]]
 
+#: Tie rules among optimal trees (see the module docstring).
+TIE_RULES: tuple[str, ...] = ("lift", "first")
+
 _NEG = -(1 << 58)  # "minus infinity" that survives a few additions in int64
 
 
@@ -372,7 +375,7 @@ def optimal_projectivize(
     returned as a copy without running the DP. Returns a new int64 array.
     Raises ``ValueError`` for input that is not a tree.
     """
-    if ties not in ("lift", "first"):
+    if ties not in TIE_RULES:
         raise ValueError(f"ties must be 'lift' or 'first', got {ties!r}")
     arr, h, order, single, needs_dp = _prepare(heads, single_root)
     if not needs_dp:
@@ -395,7 +398,7 @@ def optimal_projectivize_many(
     as calling :func:`optimal_projectivize` in a loop. Returns a list in
     input order.
     """
-    if ties not in ("lift", "first"):
+    if ties not in TIE_RULES:
         raise ValueError(f"ties must be 'lift' or 'first', got {ties!r}")
     results: list = []
     groups: dict[int, list] = {}
