@@ -9,7 +9,7 @@ import typer
 
 from treetool.errors import TreebankError
 from treetool.report import render
-from treetool.stats import LENGTH_BUCKETS, TreebankStats, length_bucket, treebank_stats
+from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, treebank_stats
 from treetool.treebank import read_treebank, treebank_format
 
 from .common import Files, FromFormat, OnError, OnErrorOpt, Rejects, ReportFormat, ReportFormatOpt, cli_command, error_policy
@@ -66,8 +66,7 @@ def stats_command(
     total_row = total.as_dict(by_length)
     columns = list(COLUMNS)
     if by_length:
-        buckets = [length_bucket(b) for b in LENGTH_BUCKETS] + [length_bucket(LENGTH_BUCKETS[-1] + 1)]
-        columns += [f"non_projective_pct[{b}]" for b in buckets]
+        columns += [f"non_projective_pct[{b}]" for b in LENGTH_BUCKET_NAMES]
     if report_format is ReportFormat.json:
         render("json", "", columns, rows, total_row, sys.stdout)
     else:

@@ -27,6 +27,10 @@ def length_bucket(n: int) -> str:
     return f">{LENGTH_BUCKETS[-1]}"
 
 
+#: The bucket names of ``--by-length``, in order.
+LENGTH_BUCKET_NAMES: tuple[str, ...] = tuple(length_bucket(b) for b in (*LENGTH_BUCKETS, LENGTH_BUCKETS[-1] + 1))
+
+
 @dataclass
 class TreebankStats:
     """Counts over a set of sentences; ``add`` one sentence, ``merge`` another set."""
@@ -101,14 +105,13 @@ class TreebankStats:
             "skipped": self.skipped,
         }
         if by_length:
-            order = [length_bucket(b) for b in LENGTH_BUCKETS] + [length_bucket(LENGTH_BUCKETS[-1] + 1)]
             out["by_length"] = {
                 key: {
                     "sentences": self.by_length[key][0],
                     "non_projective": self.by_length[key][1],
                     "non_projective_pct": share(self.by_length[key][1], self.by_length[key][0]),
                 }
-                for key in order
+                for key in LENGTH_BUCKET_NAMES
                 if key in self.by_length
             }
         return out
