@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from treetool.projectivizer import ProjectivizeOptions, Projectivizer  # noqa: E402
+from treetool.projectivization.driver import ProjectivizeOptions, Projectivizer  # noqa: E402
 from treetool.treebank import TreebankWriter, read_treebank  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from treetool.projectivize import (
+from treetool.projectivization.optimal import (
     count_optimal_projective_trees,
     optimal_projectivize,
     optimal_projectivize_many,

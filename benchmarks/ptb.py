@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from treetool.ptb import read_ptb, tree_to_line  # noqa: E402
+from treetool.formats.ptb import read_ptb, tree_to_line  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "ptb-sample"
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 import typer
 
 from treetool.errors import TreebankError
-from treetool.io import FORMATS
+from treetool.formats.files import FORMATS
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
 

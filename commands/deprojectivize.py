@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from treetool.errors import TreebankError
-from treetool.projectivizer import deprojectivize_sentence
+from treetool.projectivization.driver import deprojectivize_sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
 
 from .common import Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, error_policy

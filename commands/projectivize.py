@@ -10,9 +10,9 @@ from typing import Annotated, Optional
 import typer
 
 from treetool.errors import TreebankError
-from treetool.projectivize import TIE_RULES
-from treetool.projectivizer import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
-from treetool.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
+from treetool.projectivization.optimal import TIE_RULES
+from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
+from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
 from treetool.report import render
 from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
 

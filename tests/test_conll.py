@@ -1,4 +1,4 @@
-"""Tests for the CoNLL-U / CoNLL-X reader and writer (treetool.conll, treetool.sentence).
+"""Tests for the CoNLL-U / CoNLL-X reader and writer (treetool.formats.conll, treetool.sentence).
 
 The fast reader (numpy over byte chunks) is checked against the slow
 line-by-line reference (``read_conll_reference`` / ``parse_block``), against
@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, SHARED, shared_path
-from treetool import conll
-from treetool.conll import read_conll, read_conll_reference, to_conllx_bytes, write_conll
+from treetool.formats import conll
+from treetool.formats.conll import read_conll, read_conll_reference, to_conllx_bytes, write_conll
 from treetool.errors import TreebankError
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank

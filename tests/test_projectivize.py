@@ -1,4 +1,4 @@
-"""Tests for treetool.projectivize (Nederhof 2019, §3 and §8.1).
+"""Tests for treetool.projectivization.optimal (Nederhof 2019, §3 and §8.1).
 
 Independent oracles used here (none shares code with the module):
 
@@ -37,8 +37,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import shared_path
-from treetool import projectivize as P
-from treetool.projectivize import (
+from treetool.projectivization import optimal as P
+from treetool.projectivization.optimal import (
     count_optimal_projective_trees,
     optimal_projective_score,
     optimal_projectivize,

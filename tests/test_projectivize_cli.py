@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from commands.app import app
 from conftest import SAMPLE_DATA, SHARED, shared_path
-from treetool.conll import read_conll
-from treetool.projectivize import count_optimal_projective_trees, optimal_projective_score
-from treetool.pseudo import pseudo_projectivize
+from treetool.formats.conll import read_conll
+from treetool.projectivization.optimal import count_optimal_projective_trees, optimal_projective_score
+from treetool.projectivization.pseudo import pseudo_projectivize
 from treetool.treebank import read_treebank
 from treetool.trees import is_projective
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import shared_path
 
-from treetool.pseudo import (
+from treetool.projectivization.pseudo import (
     COVERED_ROOT_MODES,
     LIFT_ORDERS,
     MALTPARSER_DEFAULTS,

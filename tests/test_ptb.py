@@ -1,4 +1,4 @@
-"""Tests for treetool.ptb: streaming Penn Treebank reader, cleaning, writer."""
+"""Tests for treetool.formats.ptb: streaming Penn Treebank reader, cleaning, writer."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from conftest import shared_path
 from nltk import Tree
 
 from treetool.errors import TreebankError
-from treetool.ptb import (
+from treetool.formats.ptb import (
     drop_trace_elements,
     parse_ptb_string,
     read_ptb,

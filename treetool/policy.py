@@ -10,7 +10,7 @@ dropped silently.
 from __future__ import annotations
 
 from .errors import TreebankError
-from .io import AtomicOutput
+from .formats.files import AtomicOutput
 
 ON_ERROR_MODES = ("fail", "skip")
 

@@ -7,7 +7,7 @@ view of its word lines.  Writing a sentence whose tree was not changed returns
 changed are rewritten, every other byte (comments, multiword tokens, empty
 nodes, spacing inside fields, CRLF line ends) stays as it was.
 
-The fast reader (:mod:`treetool.conll`) builds a sentence from a slice of the
+The fast reader (:mod:`treetool.formats.conll`) builds a sentence from a slice of the
 input bytes and a view of a chunk-wide heads array; everything else (decoded
 lines, fields, word rows) is computed on first use.
 """

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
+from .formats.conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
 from .errors import TreebankError
-from .io import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
+from .formats.files import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
 from .sentence import Sentence
 
-# treetool.ptb is imported only where PTB input or output is used: it imports
+# treetool.formats.ptb is imported only where PTB input or output is used: it imports
 # nltk, whose package import takes 0.5-1 s, which CoNLL jobs should not pay.
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
@@ -69,7 +69,7 @@ def read_treebank(
 ) -> Iterator[Any]:
     """Stream the sentences (CoNLL) or trees (PTB) of ``path`` (``-`` for stdin).
 
-    ``ptb_options`` go to :func:`treetool.ptb.read_ptb` (``drop_traces``,
+    ``ptb_options`` go to :func:`treetool.formats.ptb.read_ptb` (``drop_traces``,
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
     :class:`TreebankError`, or is passed to ``on_error`` and skipped.
     """
@@ -78,7 +78,7 @@ def read_treebank(
         head = binary.peek(4096)[:4096] if hasattr(binary, "peek") else b""
         resolved = resolve_format(path, fmt, head)
         if resolved == "ptb":
-            from .ptb import read_ptb
+            from .formats.ptb import read_ptb
 
             text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
             yield from read_ptb(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
@@ -140,7 +140,7 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
-            from .ptb import tree_to_line
+            from .formats.ptb import tree_to_line
 
             self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from .errors import TreebankError
+from ..errors import TreebankError
 
 FORMATS = ("conllu", "conllx", "ptb")
 _EXTENSIONS = {

@@ -33,7 +33,7 @@ from typing import TextIO
 
 from nltk import Tree
 
-from treetool.errors import TreebankError
+from ..errors import TreebankError
 
 __all__ = [
     "WRAPPER_LABELS",

@@ -1,7 +1,7 @@
 """Projectivizing whole treebanks: the library behind ``treetool projectivize``/``deprojectivize``.
 
-The tree algorithms are in :mod:`treetool.projectivize` (optimal, Nederhof
-2019) and :mod:`treetool.pseudo` (Nivre & Nilsson 2005 as MaltParser does
+The tree algorithms are in :mod:`treetool.projectivization.optimal` (optimal, Nederhof
+2019) and :mod:`treetool.projectivization.pseudo` (Nivre & Nilsson 2005 as MaltParser does
 it); this module applies them to :class:`~treetool.sentence.Sentence` objects
 (so only changed HEAD/DEPREL fields are rewritten) and keeps the counts of the
 report: sentences, non-projective sentences, arcs changed, and arc accuracy
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .projectivize import count_optimal_projective_trees, optimal_projective_score, optimal_projectivize
+from .optimal import count_optimal_projective_trees, optimal_projective_score, optimal_projectivize
 from .pseudo import deprojectivize, pseudo_projectivize
-from .sentence import Sentence
-from .trees import is_projective
+from ..sentence import Sentence
+from ..trees import is_projective
 
 METHODS = ("optimal", "pseudo")
 ROOT_MODES = ("single", "any")

@@ -53,7 +53,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .trees import is_projective
+from ..trees import is_projective
 
 __all__ = [
     "PSEUDO_SCHEMES",

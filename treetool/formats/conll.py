@@ -40,8 +40,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .errors import TreebankError
-from .sentence import HEAD, ID, Sentence
+from ..errors import TreebankError
+from ..sentence import HEAD, ID, Sentence
 
 CHUNK_BYTES = 1 << 20
 N_COLUMNS = 10
