@@ -8,6 +8,7 @@ import typer
 
 from treetool import __version__
 
+from .common import TreetoolCommand
 from . import deprojectivize as deprojectivize_module
 from . import filter as filter_module
 from . import projectivize as projectivize_module
@@ -17,7 +18,7 @@ app = typer.Typer(
     name="treetool",
     help=(
         "Prepare treebanks for transition-based parsing: statistics, filtering and conversion, "
-        "projectivization, transition-system coverage and oracles.\n\n"
+        "projectivization and its inverse.\n\n"
         "Example: treetool stats sample_data/en_sample.conllu"
     ),
     no_args_is_help=True,
@@ -44,10 +45,10 @@ def main_options(
     """treetool: treebanks in, parser training data out."""
 
 
-app.command("projectivize")(projectivize_module.projectivize_command)
-app.command("deprojectivize")(deprojectivize_module.deprojectivize_command)
-app.command("stats")(stats_module.stats_command)
-app.command("filter")(filter_module.filter_command)
+app.command("projectivize", cls=TreetoolCommand)(projectivize_module.projectivize_command)
+app.command("deprojectivize", cls=TreetoolCommand)(deprojectivize_module.deprojectivize_command)
+app.command("stats", cls=TreetoolCommand)(stats_module.stats_command)
+app.command("filter", cls=TreetoolCommand)(filter_module.filter_command)
 
 
 def main() -> None:

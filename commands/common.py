@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperCommand
 
 from treetool.errors import TreebankError
 from treetool.formats.files import FORMATS
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
+from treetool.treebank import treebank_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,6 +46,34 @@ def choices(name: str, values: Sequence[str]) -> Any:
 TreebankFormat = choices("TreebankFormat", FORMATS)
 ReportFormat = choices("ReportFormat", REPORT_FORMATS)
 OnError = choices("OnError", ON_ERROR_MODES)
+
+
+class TreetoolCommand(TyperCommand):
+    """A typer command whose variadic arguments read ``FILE...`` in usage and help.
+
+    typer shows them as ``{FILE}...`` and ``FILE <list[str]>``: Python types
+    mean nothing to a user of the command line.
+    """
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        return [re.sub(r"^\{(.+)\}\.\.\.$", r"\1...", piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                if param.nargs != 1:
+                    record = (f"{param.metavar or (param.name or '').upper()}...", getattr(param, "help", "") or "")
+                arguments.append(record)
+            else:
+                options.append(record)
+        for title, records in (("Arguments", arguments), ("Options", options)):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
 
 
 Files = Annotated[
@@ -76,8 +108,6 @@ def error(message: str) -> None:
 @contextmanager
 def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy]:
     """The ``on_error`` handler for a command run; reports what was skipped at the end."""
-    if rejects and on_error is not OnError.skip:
-        raise typer.BadParameter("--rejects needs --on-error skip", param_hint="--rejects")
     policy = ErrorPolicy(on_error.value, rejects)
     ok = False
     try:
@@ -96,7 +126,11 @@ def cli_command(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            refuse_inapplicable(kwargs["ctx"], ())
             return fn(*args, **kwargs)
+        except InapplicableOption as err:
+            error(f"treetool: error: {err}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
         except TreebankError as err:
             _flush_quietly()
             error(str(err))
@@ -117,3 +151,69 @@ def _flush_quietly() -> None:
         sys.stdout.flush()
     except (BrokenPipeError, OSError, ValueError):
         pass
+
+
+@dataclass(frozen=True)
+class OnlyWhen:
+    """A rule of the command layer: these options act only when ``condition`` holds.
+
+    An option the user gave that cannot act on this input or with these other
+    options is refused (exit 2, one line saying why) instead of being silently
+    ignored.  ``condition`` sees the command's parsed parameters plus the facts
+    the command passes (e.g. ``formats``: the set of input formats).
+    ``reason`` completes the sentence "OPTION ...".
+    """
+
+    options: tuple[str, ...]
+    condition: Callable[[dict[str, Any]], bool]
+    reason: str
+
+
+class InapplicableOption(Exception):
+    """A usage error: an option that cannot act on this input or with these options."""
+
+
+def given_options(ctx: typer.Context) -> set[str]:
+    """The parameters of the running command that the user set (not left at their default)."""
+    return {
+        name for name in ctx.params
+        if ctx.get_parameter_source(name).name not in ("DEFAULT", "DEFAULT_MAP")
+    }
+
+
+def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: Any) -> None:
+    """Raise :class:`InapplicableOption` for the first given option whose rule does not hold.
+
+    :data:`COMMON_RULES` are always checked: ``cli_command`` calls this with no
+    rules of its own before the command body runs, so every command inherits
+    them (every command takes ``ctx: typer.Context`` for this).  A command adds
+    its own rules, and facts about its input, by calling it again once it
+    knows them.
+    """
+    values = {**ctx.params, **facts}
+    given = given_options(ctx)
+    for rule in (*COMMON_RULES, *rules):
+        for name in rule.options:
+            if name in given and name in ctx.params and not rule.condition(values):
+                raise InapplicableOption(f"{_flag(ctx, name)} {rule.reason}")
+
+
+def _flag(ctx: typer.Context, name: str) -> str:
+    """The option as the user spells it (``--non-projective`` for the negative of a flag pair)."""
+    for param in ctx.command.params:
+        if param.name == name and param.opts:
+            if ctx.params.get(name) is False and getattr(param, "secondary_opts", None):
+                return param.secondary_opts[0]
+            return param.opts[0]
+    return name
+
+
+#: Rules of options that several commands share; checked for every command.
+COMMON_RULES = (
+    OnlyWhen(("rejects",), lambda v: v["on_error"].value == "skip", "needs --on-error skip"),
+)
+
+
+def input_formats(files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:
+    """Each input file with the format it will be read in (``--from``, the name, else the content)."""
+    return [(path, treebank_format(path, from_format.value if from_format else None)) for path in files]

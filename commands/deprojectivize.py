@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typer
+
 from treetool.errors import TreebankError
 from treetool.projectivization.driver import deprojectivize_sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
@@ -12,6 +14,7 @@ from .projectivize import Scheme, SchemeOpt
 
 @cli_command
 def deprojectivize_command(
+    ctx: typer.Context,
     files: Files,
     output: Output = "-",
     scheme: SchemeOpt = Scheme.head,

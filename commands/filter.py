@@ -6,17 +6,29 @@ from typing import Annotated, Optional
 
 import typer
 
-from treetool.errors import TreebankError
 from treetool.filtering import read_ids, select_sentences
-from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
+from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnErrorOpt, OnError, Output, Rejects, ToFormat, cli_command, error, error_policy,
+    Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ToFormat, cli_command, error, error_policy,
+    input_formats, refuse_inapplicable,
+)
+
+PTB_OPTIONS = ("drop_traces", "strip_functions", "remove_wrapper")
+RULES = (
+    OnlyWhen(PTB_OPTIONS, lambda v: v["formats"] == {"ptb"}, "acts on Penn Treebank input only"),
+    OnlyWhen(("projective",), lambda v: "ptb" not in v["formats"],
+             "needs a dependency treebank (CoNLL-U or CoNLL-X): PTB trees have no arcs"),
+    OnlyWhen(("ids",), lambda v: "ptb" not in v["formats"],
+             "needs a dependency treebank (CoNLL-U or CoNLL-X): PTB trees have no sentence ids"),
+    OnlyWhen(("max_words",), lambda v: v["min_words"] is None or v["min_words"] <= v["max_words"],
+             "is below --min-words: no sentence can match"),
 )
 
 
 @cli_command
 def filter_command(
+    ctx: typer.Context,
     files: Files,
     output: Output = "-",
     projective: Annotated[
@@ -47,17 +59,19 @@ def filter_command(
       treetool filter train.conllu -o train.conllx
       treetool filter wsj_*.mrg --drop-traces --strip-functions --remove-wrapper -o clean.ptb
     """
+    inputs = input_formats(files, from_format)
+    refuse_inapplicable(ctx, RULES, formats={fmt for _, fmt in inputs})
     wanted = read_ids(ids) if ids else None
-    source = treebank_format(files[0], from_format.value if from_format else None)
-    fmt = output_format(output, to.value if to else None, source)
+    fmt = output_format(output, to.value if to else None, inputs[0][1])
     ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper)
-    with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt) as writer:
-        for path in files:
-            in_fmt = treebank_format(path, from_format.value if from_format else None)
-            if projective is not None and in_fmt == "ptb":
-                raise TreebankError("--projective/--non-projective need a dependency treebank", filename=path)
+    seen: set[str] = set()
+    with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
+        for path, in_fmt in inputs:
             items = read_treebank(path, in_fmt, on_error=policy, **(ptb_options if in_fmt == "ptb" else {}))
-            for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted):
+            for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
                 writer.write(item)
     for warning in writer.warnings():
         error(f"warning: {warning}")
+    if wanted is not None and len(seen) < len(wanted):
+        missing = len(wanted) - len(seen)
+        error(f"warning: {missing} of {len(wanted)} ids in {ids} matched no sentence")

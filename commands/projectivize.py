@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Annotated, Optional
@@ -13,12 +12,12 @@ from treetool.errors import TreebankError
 from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
-from treetool.report import render
-from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
+from treetool.report import render, write_json_report
+from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ReportFormat, ReportFormatOpt, ToFormat,
-    choices, cli_command, error_policy,
+    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, ReportFormat, ReportFormatOpt, ToFormat,
+    choices, cli_command, error_policy, given_options, input_formats, refuse_inapplicable,
 )
 
 
@@ -32,25 +31,31 @@ LiftOrder = choices("LiftOrder", LIFT_ORDERS)
 
 SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="Pseudo: label encoding of the lifts (MaltParser -pp).")]
 
+RULES = (
+    OnlyWhen(("root", "ties", "count"), lambda v: v["method"].value == "optimal", "applies to --method optimal only"),
+    OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"].value == "pseudo",
+             "applies to --method pseudo only"),
+)
+
 REPORT_COLUMNS = [
     "file", "sentences", "words", "non_projective_sentences", "changed_sentences", "arcs_changed",
     "accuracy", "pseudo_head_accuracy", "optimal_accuracy", "ms_per_tree",
 ]
 
 
-def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat, path: Optional[str]) -> None:
+def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat | None, path: Optional[str]) -> None:
+    """The report: to ``path`` as JSON with ``--report-file``, to stderr in ``fmt`` when ``fmt`` is given; both if both."""
     files = [r.as_dict() for r in rows]
     if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump({"files": files, "total": total.as_dict()}, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        return
-    columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
-    render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
+        write_json_report(path, {"files": files, "total": total.as_dict()})
+    if fmt is not None:
+        columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
+        render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
 
 
 @cli_command
 def projectivize_command(
+    ctx: typer.Context,
     files: Files,
     output: Output = "-",
     method: Annotated[Method, typer.Option("--method", help="optimal: keep the most gold arcs (Nederhof 2019); pseudo: reversible lifting (Nivre & Nilsson 2005, as MaltParser).")] = Method.optimal,
@@ -60,7 +65,7 @@ def projectivize_command(
     scheme: SchemeOpt = Scheme.head,
     covered_roots: Annotated[CoveredRoots, typer.Option("--covered-roots", help="Pseudo: root dependents inside another arc (MaltParser -pcr).")] = CoveredRoots.none,
     lift_order: Annotated[LiftOrder, typer.Option("--lift-order", help="Pseudo: lift the shortest original arc or the deepest word first (MaltParser -plo).")] = LiftOrder.shortest,
-    report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree.")] = False,
+    report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree (implied by --format).")] = False,
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
     report_format: ReportFormatOpt = ReportFormat.table,
     from_format: FromFormat = None,
@@ -83,20 +88,20 @@ def projectivize_command(
       treetool projectivize train.conllu --method pseudo --scheme head+path -o train.pproj.conllu
       treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
     """
-    if method is Method.pseudo and (root is not None or count or ties is not Ties.lift):
-        raise typer.BadParameter("--root, --ties and --count apply to --method optimal", param_hint="--method")
+    refuse_inapplicable(ctx, RULES)
+    inputs = input_formats(files, from_format)
+    print_report = report or "report_format" in given_options(ctx)
     options = ProjectivizeOptions(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
         scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
     )
-    want_report = report or report_file is not None
+    want_report = print_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)
-    source = treebank_format(files[0], from_format.value if from_format else None)
+    source = inputs[0][1]
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
-    with error_policy(on_error, rejects) as policy, TreebankWriter(output, output_format(output, to.value if to else None, source)) as writer:
-        for path in files:
-            fmt = treebank_format(path, from_format.value if from_format else None)
+    with error_policy(on_error, rejects) as policy, TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer:
+        for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("projectivize needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             stats = projectivizer.new_stats(path)
@@ -107,4 +112,4 @@ def projectivize_command(
             per_file.append(stats)
             total.merge(stats)
     if want_report:
-        write_report(per_file, total, report_format, report_file)
+        write_report(per_file, total, report_format if print_report else None, report_file)

@@ -32,6 +32,7 @@ def _flatten_by_length(row: dict) -> dict:
 
 @cli_command
 def stats_command(
+    ctx: typer.Context,
     files: Files,
     by_length: Annotated[bool, typer.Option("--by-length", help="Add the non-projective share per sentence-length bucket.")] = False,
     report_format: ReportFormatOpt = ReportFormat.table,

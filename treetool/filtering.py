@@ -20,6 +20,7 @@ def select_sentences(
     min_words: int | None = None,
     max_words: int | None = None,
     ids: Collection[str] | None = None,
+    seen_ids: set[str] | None = None,
 ) -> Iterator[Any]:
     """Yield the items that pass every given test, unchanged.
 
@@ -33,8 +34,11 @@ def select_sentences(
             continue
         if max_words is not None and n > max_words:
             continue
-        if ids is not None and (not isinstance(item, Sentence) or item.sent_id not in ids):
-            continue
+        if ids is not None:
+            if not isinstance(item, Sentence) or item.sent_id not in ids:
+                continue
+            if seen_ids is not None:
+                seen_ids.add(item.sent_id)
         if projective is not None and is_projective(item.heads) != projective:
             continue
         yield item

@@ -16,6 +16,23 @@ from typing import Any, TextIO
 
 REPORT_FORMATS = ("table", "json", "tsv", "markdown")
 
+#: How a measure over nothing (a share of zero sentences, a mean of no words) is shown.
+NOT_APPLICABLE = "n/a"
+
+
+def percent(part: float, whole: float) -> float | None:
+    """``100 * part / whole`` to two decimals, or None (shown "n/a", JSON null) over nothing.
+
+    A share of nothing is undefined, not 0 % or 100 %: reporting a number
+    there would claim a result the input cannot support.
+    """
+    return round(100.0 * part / whole, 2) if whole else None
+
+
+def ratio(part: float, whole: float, digits: int = 2) -> float | None:
+    """``part / whole`` rounded, or None over nothing (see :func:`percent`)."""
+    return round(part / whole, digits) if whole else None
+
 
 def _cell(value: Any) -> str:
     if isinstance(value, float):
@@ -23,7 +40,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, Mapping):
         return " ".join(f"{k}:{v}" for k, v in value.items())
     if value is None:
-        return ""
+        return NOT_APPLICABLE
     return str(value)
 
 
@@ -99,3 +116,11 @@ def render(
         print_table(title, columns, files, total, stream)
     else:
         raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(REPORT_FORMATS)})")
+
+
+def write_json_report(path: str, doc: Mapping[str, Any]) -> None:
+    """Write a report document as JSON to ``path`` (``-``: stdout), as safely as treebank output."""
+    from .formats.files import AtomicOutput
+
+    with AtomicOutput(path) as out:
+        out.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

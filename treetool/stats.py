@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .report import percent, ratio
 from .sentence import Sentence
 from .trees import tree_measures
 
@@ -83,23 +84,20 @@ class TreebankStats:
 
     def as_dict(self, by_length: bool = False) -> dict[str, Any]:
         """A flat, JSON-ready summary; shares are percentages."""
-        def share(part: int, whole: int) -> float:
-            return round(100.0 * part / whole, 2) if whole else 0.0
-
         out: dict[str, Any] = {
             "file": self.name,
             "sentences": self.sentences,
             "words": self.words,
-            "mean_length": round(self.words / self.sentences, 2) if self.sentences else 0.0,
-            "max_length": self.max_length,
+            "mean_length": ratio(self.words, self.sentences),
+            "max_length": self.max_length if self.sentences else None,
             "non_projective_sentences": self.non_projective_sentences,
-            "non_projective_sentences_pct": share(self.non_projective_sentences, self.sentences),
+            "non_projective_sentences_pct": percent(self.non_projective_sentences, self.sentences),
             "non_projective_arcs": self.non_projective_arcs,
-            "non_projective_arcs_pct": share(self.non_projective_arcs, self.words),
+            "non_projective_arcs_pct": percent(self.non_projective_arcs, self.words),
             "multi_root_sentences": self.multi_root_sentences,
-            "max_gap_degree": max(self.gap_degrees, default=0),
+            "max_gap_degree": max(self.gap_degrees, default=None),
             "gap_degree": {str(k): self.gap_degrees[k] for k in sorted(self.gap_degrees)},
-            "max_edge_degree": max(self.edge_degrees, default=0),
+            "max_edge_degree": max(self.edge_degrees, default=None),
             "edge_degree": {str(k): self.edge_degrees[k] for k in sorted(self.edge_degrees)},
             "ill_nested": self.ill_nested,
             "skipped": self.skipped,
@@ -109,7 +107,7 @@ class TreebankStats:
                 key: {
                     "sentences": self.by_length[key][0],
                     "non_projective": self.by_length[key][1],
-                    "non_projective_pct": share(self.by_length[key][1], self.by_length[key][0]),
+                    "non_projective_pct": percent(self.by_length[key][1], self.by_length[key][0]),
                 }
                 for key in LENGTH_BUCKET_NAMES
                 if key in self.by_length

@@ -17,7 +17,7 @@ from typing import Any
 
 from .formats.conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
 from .errors import TreebankError
-from .formats.files import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input
+from .formats.files import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input, reject_binary
 from .sentence import Sentence
 
 # treetool.formats.ptb is imported only where PTB input or output is used: it imports
@@ -27,7 +27,11 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
-    """The input format: explicit ``fmt``, else from the name, else from the first bytes."""
+    """The input format: explicit ``fmt``, else from the name, else from the first bytes.
+
+    Binary ``head`` bytes are refused whatever the format: no treebank holds them.
+    """
+    reject_binary(head, display_name(path))
     if fmt is not None:
         if fmt not in FORMATS:
             raise TreebankError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})", filename=path)
@@ -37,9 +41,15 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
         guessed = format_from_text(head.decode("utf-8", errors="replace"))
     if guessed is None:
         raise TreebankError(
-            "cannot tell the format from the name or the content; use --from conllu|conllx|ptb", filename=path
+            "cannot tell the format from the name or the content; use --from conllu|conllx|ptb",
+            filename=display_name(path),
         )
     return guessed
+
+
+def display_name(path: str) -> str:
+    """How messages name an input: ``<stdin>`` for ``-``."""
+    return "<stdin>" if path == "-" else path
 
 
 @contextmanager
@@ -73,9 +83,9 @@ def read_treebank(
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
     :class:`TreebankError`, or is passed to ``on_error`` and skipped.
     """
-    name = "<stdin>" if path == "-" else path
+    name = display_name(path)
     with _opened(path) as binary:
-        head = binary.peek(4096)[:4096] if hasattr(binary, "peek") else b""
+        head = binary.peek(4096)[:4096]
         resolved = resolve_format(path, fmt, head)
         if resolved == "ptb":
             from .formats.ptb import read_ptb
@@ -114,18 +124,29 @@ class TreebankWriter:
     multiword tokens and empty nodes, which CoNLL-X cannot hold; the counts
     are kept in ``dropped`` so the command can warn.  Trees are written one
     per line.  The file appears under its name only after :meth:`close`.
+
+    A sentence the target format forbids (several roots in CoNLL-U) is never
+    written: it raises :class:`TreebankError`, or goes to ``on_error`` (which
+    skips and counts it), so the output always reads back.
     """
 
-    def __init__(self, path: str, fmt: str) -> None:
+    def __init__(self, path: str, fmt: str, on_error: OnError | None = None) -> None:
         if fmt not in FORMATS:
             raise TreebankError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
         self.path = path
         self.format = fmt
         self.dropped: Counter[str] = Counter()
+        self._on_error = on_error
         self._out = AtomicOutput(path)
 
     def write(self, item: Any) -> None:
         if isinstance(item, Sentence):
+            problem = self._forbidden(item)
+            if problem is not None:
+                if self._on_error is None:
+                    raise problem
+                self._on_error(problem)
+                return
             if self.format == item.format:
                 self._out.write(item.to_bytes())
             elif self.format == "conllx":
@@ -143,6 +164,19 @@ class TreebankWriter:
             from .formats.ptb import tree_to_line
 
             self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
+
+    def _forbidden(self, sentence: Sentence) -> TreebankError | None:
+        """Why ``sentence`` cannot be written in the output format, or None."""
+        if self.format != "conllu" or sentence.format == "conllu":
+            return None
+        roots = int((sentence.heads[1:] == 0).sum())
+        if roots == 1:
+            return None
+        return TreebankError(
+            f"cannot write as CoNLL-U: {roots} words attached to the root (CoNLL-U allows one); "
+            "write CoNLL-X, or make a single root first",
+            filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id, raw=sentence.raw,
+        )
 
     def warnings(self) -> list[str]:
         return [

@@ -37,6 +37,12 @@ _COMPRESSORS: dict[str, Callable[..., IO[bytes]]] = {
     ".xz": lzma.open,
 }
 _MAGIC = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
+_UNSUPPORTED = (
+    (b"PK\x03\x04", "a zip archive"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"\x04\x22\x4d\x18", "lz4-compressed data"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+)
 
 
 def _split_compression(name: str) -> tuple[str, str | None]:
@@ -72,21 +78,55 @@ def format_from_text(text: str) -> str | None:
     return None
 
 
+_stdin: IO[bytes] | None = None
+
+
 def open_binary_input(path: str) -> IO[bytes]:
-    """Open ``path`` (``-`` for stdin) for reading bytes, decompressing by suffix or magic bytes."""
+    """Open ``path`` (``-`` for stdin) for reading bytes, decompressing by magic bytes.
+
+    Compression is recognised by content on every input, stdin included, so
+    ``gzip -c x | treetool stats -`` and a gzipped file without ``.gz`` both
+    work.  Stdin is opened once per process and the same stream is returned
+    again: a second open (format detection, then reading) must not lose the
+    bytes the first one buffered.
+    """
+    global _stdin
     if path == "-":
-        raw: IO[bytes] = sys.stdin.buffer
-    else:
-        try:
-            raw = open(path, "rb")
-        except OSError as err:
-            raise TreebankError(f"cannot open: {err.strerror}", filename=path) from None
-    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        if _stdin is None:
+            _stdin = _decompressed(_peekable(sys.stdin.buffer))
+        return _stdin
+    try:
+        raw = open(path, "rb")
+    except OSError as err:
+        raise TreebankError(f"cannot open: {err.strerror}", filename=path) from None
+    return _decompressed(raw)
+
+
+def _peekable(raw: IO[bytes]) -> io.BufferedReader:
+    return raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+
+
+def _decompressed(raw: IO[bytes]) -> IO[bytes]:
+    buffered = _peekable(raw)
     head = buffered.peek(6)[:6]
     for magic, ext in _MAGIC:
         if head.startswith(magic):
             return _COMPRESSORS[ext](buffered, "rb")
     return buffered
+
+
+def reject_binary(head: bytes, filename: str) -> None:
+    """Refuse input that is not text: a NUL byte or an archive format we do not read.
+
+    Without this, binary data reads as a treebank with odd first lines or, worse,
+    as nothing at all; the error names the line that holds the first NUL.
+    """
+    for magic, kind in _UNSUPPORTED:
+        if head.startswith(magic):
+            raise TreebankError(f"{kind}, not a treebank (unpack it first)", filename=filename, line=1)
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise TreebankError("binary data (a NUL byte), not a treebank", filename=filename, line=head.count(b"\n", 0, nul) + 1)
 
 
 class AtomicOutput:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .optimal import count_optimal_projective_trees, optimal_projective_score, optimal_projectivize
 from .pseudo import deprojectivize, pseudo_projectivize
+from ..report import percent, ratio
 from ..sentence import Sentence
 from ..trees import is_projective
 
@@ -78,8 +79,8 @@ class ProjectivizeStats:
         self.compare = self.compare or other.compare
 
     def as_dict(self) -> dict[str, Any]:
-        def pct(part: int) -> float:
-            return round(100.0 * part / self.words, 2) if self.words else 100.0
+        def pct(part: int) -> float | None:
+            return percent(part, self.words)
 
         out: dict[str, Any] = {
             "file": self.file,
@@ -89,7 +90,7 @@ class ProjectivizeStats:
             "changed_sentences": self.changed_sentences,
             "arcs_changed": self.arcs_changed,
             "accuracy": pct(self.words - self.arcs_changed),
-            "ms_per_tree": round(1000.0 * self.seconds / self.sentences, 4) if self.sentences else 0.0,
+            "ms_per_tree": ratio(1000.0 * self.seconds, self.sentences, 4),
         }
         if self.compare:
             out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept)
