@@ -207,15 +207,42 @@ class Sentence:
 
     @property
     def sent_id(self) -> str | None:
-        for line in self.lines:
+        return self.comment_value("sent_id")
+
+    def _comment_row(self, key: str) -> tuple[int, str] | None:
+        """Row and value of the first leading comment ``# key = value``."""
+        for row, line in enumerate(self.lines):
             if not line.startswith("#"):
                 if line[:1].isdigit():
                     return None
                 continue
-            key, eq, value = line[1:].partition("=")
-            if eq and key.strip() == "sent_id":
-                return value.strip()
+            name, eq, value = line[1:].partition("=")
+            if eq and name.strip() == key:
+                return row, value.strip()
         return None
+
+    def comment_value(self, key: str) -> str | None:
+        """The value of the comment ``# key = value`` before the first word, or None."""
+        found = self._comment_row(key)
+        return None if found is None else found[1]
+
+    def remove_comment(self, key: str) -> str | None:
+        """Remove the comment ``# key = value`` (the inverse of :meth:`add_comment`); return its value.
+
+        ``replay`` uses it to take off the ``# transitions`` line ``oracle``
+        added, so that the sentence reads back byte for byte as it was.
+        """
+        found = self._comment_row(key)
+        if found is None:
+            return None
+        row, value = found
+        del self.lines[row]
+        if self._row0 >= 0:
+            self._row0 -= 1
+        elif self._word_rows is not None:
+            self._word_rows = [r - 1 if r > row else r for r in self._word_rows]
+        self._dirty = True
+        return value
 
     def word_row(self, i: int) -> int:
         """Index in ``lines`` of word i (1-based)."""
