@@ -4,7 +4,9 @@ Conventions fixed here for all commands: ``--from``/``--to`` name treebank
 formats, ``--format`` names report formats, ``-o`` names the output
 (``-`` is stdout), bad input prints ``file:line: message`` and exits 2,
 ``--on-error skip`` skips and counts, ``--rejects FILE`` keeps what was
-skipped, and a closed pipe ends quietly with status 0.
+skipped, an operating-system error on a file prints ``treetool: error:
+PATH: reason`` (exit 2 reading, 1 writing), and a closed pipe ends quietly
+with status 0.
 """
 
 from __future__ import annotations
@@ -15,18 +17,19 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar
 
 import typer
 
 from treetool.errors import TreebankError
-from treetool.formats.files import FORMATS
+from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_BAD_INPUT = 2
+EXIT_WRITE_FAILED = 1
 
 
 def choices(name: str, values: Sequence[str]) -> Any:
@@ -56,7 +59,7 @@ ToFormat = Annotated[
     Optional[TreebankFormat],
     typer.Option("--to", help="Output format [default: from the -o name, else the input's].", show_default=False),
 ]
-Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. Written under a temporary name and renamed when complete.")]
+Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. A regular file is replaced only when complete; devices and FIFOs are written in place.")]
 ReportFormatOpt = Annotated[ReportFormat, typer.Option("--format", help="Report format.")]
 OnErrorOpt = Annotated[
     OnError,
@@ -91,29 +94,54 @@ def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy
 
 
 def cli_command(fn: F) -> F:
-    """Run a command body with the shared error conventions (no tracebacks for bad input)."""
+    """Run a command body with the shared error conventions: one line on stderr, no traceback.
+
+    Bad input prints ``file:line: message`` (exit 2).  An operating-system
+    error prints ``treetool: error: PATH: reason``: files are opened by
+    :mod:`treetool.formats.files`, which names the path and the side (exit 2
+    reading, 1 writing); any other OSError comes from writing to stdout,
+    where reports are printed directly and which is flushed here, before the
+    interpreter's own exit flush could fail with a traceback.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            sys.stdout.flush()
+            return result
         except TreebankError as err:
-            _flush_quietly()
-            error(str(err))
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            _fail(str(err), EXIT_BAD_INPUT)
+        except FileAccessError as err:
+            _fail(f"treetool: error: {err}", EXIT_WRITE_FAILED if err.writing else EXIT_BAD_INPUT)
         except BrokenPipeError:
             # The reader of our output went away (e.g. `| head`): not an error.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            _silence_stdout()
             raise typer.Exit(0) from None
+        except OSError as err:
+            path = err.filename if err.filename is not None else STDOUT_NAME
+            _fail(f"treetool: error: {path}: {err.strerror or err}", EXIT_WRITE_FAILED)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def _flush_quietly() -> None:
+def _fail(message: str, status: int) -> NoReturn:
+    """Print ``message`` after whatever stdout still holds, and exit with ``status``."""
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, OSError, ValueError):
-        pass
+    except (OSError, ValueError):
+        _silence_stdout()
+    error(message)
+    raise typer.Exit(status) from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the exit flush of what it could not take succeeds quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass  # stdout is not a file descriptor (a test runner's capture): nothing is flushed at exit

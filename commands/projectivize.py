@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from treetool.errors import TreebankError
+from treetool.formats.files import write_text_file
 from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
@@ -41,9 +42,7 @@ REPORT_COLUMNS = [
 def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat, path: Optional[str]) -> None:
     files = [r.as_dict() for r in rows]
     if path:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump({"files": files, "total": total.as_dict()}, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        write_text_file(path, json.dumps({"files": files, "total": total.as_dict()}, indent=2, ensure_ascii=False) + "\n")
         return
     columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
     render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)

@@ -113,7 +113,8 @@ class TreebankWriter:
     :meth:`Sentence.to_bytes`).  CoNLL-U to CoNLL-X drops comments,
     multiword tokens and empty nodes, which CoNLL-X cannot hold; the counts
     are kept in ``dropped`` so the command can warn.  Trees are written one
-    per line.  The file appears under its name only after :meth:`close`.
+    per line.  A regular file appears under its name only after :meth:`close`
+    (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
     """
 
     def __init__(self, path: str, fmt: str) -> None:
