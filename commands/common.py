@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar
+from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
 
@@ -96,12 +96,10 @@ def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy
 def cli_command(fn: F) -> F:
     """Run a command body with the shared error conventions: one line on stderr, no traceback.
 
-    Bad input prints ``file:line: message`` (exit 2).  An operating-system
-    error prints ``treetool: error: PATH: reason``: files are opened by
-    :mod:`treetool.formats.files`, which names the path and the side (exit 2
-    reading, 1 writing); any other OSError comes from writing to stdout,
-    where reports are printed directly and which is flushed here, before the
-    interpreter's own exit flush could fail with a traceback.
+    Bad input prints ``file:line: message`` (exit 2), an operating-system
+    error ``treetool: error: PATH: reason`` (see :func:`os_error_line`).
+    Stdout is flushed here, so that a failure of the interpreter's own exit
+    flush (a full disk) cannot end in a traceback.
     """
 
     @functools.wraps(fn)
@@ -111,30 +109,58 @@ def cli_command(fn: F) -> F:
             sys.stdout.flush()
             return result
         except TreebankError as err:
-            _fail(str(err), EXIT_BAD_INPUT)
-        except FileAccessError as err:
-            _fail(f"treetool: error: {err}", EXIT_WRITE_FAILED if err.writing else EXIT_BAD_INPUT)
+            _print_last_words(str(err))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:
             # The reader of our output went away (e.g. `| head`): not an error.
             _silence_stdout()
             raise typer.Exit(0) from None
         except OSError as err:
-            path = err.filename if err.filename is not None else STDOUT_NAME
-            _fail(f"treetool: error: {path}: {err.strerror or err}", EXIT_WRITE_FAILED)
+            message, status = os_error_line(err)
+            _print_last_words(message)
+            raise typer.Exit(status) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def _fail(message: str, status: int) -> NoReturn:
-    """Print ``message`` after whatever stdout still holds, and exit with ``status``."""
+def os_error_line(err: OSError) -> tuple[str, int]:
+    """The one line ``treetool: error: PATH: reason`` for ``err``, and the exit status.
+
+    Named files are opened by :mod:`treetool.formats.files`, which says the
+    path and the side: 2 for reading (the input is wrong, like bad content),
+    1 for writing (the result could not be delivered).  Any other OSError
+    comes from writing to stdout, where reports and help are printed directly.
+    """
+    if isinstance(err, FileAccessError):
+        return f"treetool: error: {err}", EXIT_WRITE_FAILED if err.writing else EXIT_BAD_INPUT
+    path = err.filename if err.filename is not None else STDOUT_NAME
+    return f"treetool: error: {path}: {err.strerror or err}", EXIT_WRITE_FAILED
+
+
+def run_app(app: typer.Typer) -> None:
+    """Run ``app`` as the ``treetool`` program.
+
+    An OSError that escapes it was raised outside any command, by the
+    parser printing ``--help`` or ``--version``: it is one line too.
+    (Click itself handles a broken pipe there.)
+    """
+    try:
+        app(prog_name="treetool")
+    except OSError as err:
+        message, status = os_error_line(err)
+        _print_last_words(message)
+        sys.exit(status)
+
+
+def _print_last_words(message: str) -> None:
+    """Print ``message`` on stderr after whatever stdout still holds (or gave up on)."""
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         _silence_stdout()
     error(message)
-    raise typer.Exit(status) from None
 
 
 def _silence_stdout() -> None:

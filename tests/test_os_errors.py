@@ -152,6 +152,8 @@ def full_stdout():
     ["stats", "--format", "tsv", *[EN] * 200],  # large: fails while the report is printed
     ["filter", EN],  # small: fails when the output is committed
     ["filter", *[EN] * 200],  # large: fails while sentences are written
+    ["--version"],  # printed while the options are parsed, before any command runs
+    ["stats", "--help"],
 ])
 def test_a_full_disk_on_stdout_is_one_line_and_status_1(full_stdout, command):
     proc = subprocess.run(
