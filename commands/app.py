@@ -13,6 +13,7 @@ from . import deprojectivize as deprojectivize_module
 from . import filter as filter_module
 from . import projectivize as projectivize_module
 from . import stats as stats_module
+from .common import run_app
 
 app = typer.Typer(
     name="treetool",
@@ -52,4 +53,4 @@ app.command("filter", cls=TreetoolCommand)(filter_module.filter_command)
 
 
 def main() -> None:
-    app(prog_name="treetool")
+    run_app(app)

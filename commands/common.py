@@ -4,7 +4,9 @@ Conventions fixed here for all commands: ``--from``/``--to`` name treebank
 formats, ``--format`` names report formats, ``-o`` names the output
 (``-`` is stdout), bad input prints ``file:line: message`` and exits 2,
 ``--on-error skip`` skips and counts, ``--rejects FILE`` keeps what was
-skipped, and a closed pipe ends quietly with status 0.
+skipped, an operating-system error on a file prints ``treetool: error:
+PATH: reason`` (exit 2 reading, 1 writing), and a closed pipe ends quietly
+with status 0.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import typer
 from typer.core import TyperCommand
 
 from treetool.errors import TreebankError
-from treetool.formats.files import FORMATS
+from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
 from treetool.treebank import treebank_format
@@ -31,6 +33,7 @@ from treetool.treebank import treebank_format
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_BAD_INPUT = 2
+EXIT_WRITE_FAILED = 1
 
 
 def choices(name: str, values: Sequence[str]) -> Any:
@@ -88,7 +91,7 @@ ToFormat = Annotated[
     Optional[TreebankFormat],
     typer.Option("--to", help="Output format [default: from the -o name, else the input's].", show_default=False),
 ]
-Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. Written under a temporary name and renamed when complete.")]
+Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. A regular file is replaced only when complete; devices and FIFOs are written in place.")]
 ReportFormatOpt = Annotated[ReportFormat, typer.Option("--format", help="Report format.")]
 OnErrorOpt = Annotated[
     OnError,
@@ -121,36 +124,87 @@ def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy
 
 
 def cli_command(fn: F) -> F:
-    """Run a command body with the shared error conventions (no tracebacks for bad input)."""
+    """Run a command body with the shared error conventions: one line on stderr, no traceback.
+
+    Bad input prints ``file:line: message`` (exit 2), an operating-system
+    error ``treetool: error: PATH: reason`` (see :func:`os_error_line`).
+    Stdout is flushed here, so that a failure of the interpreter's own exit
+    flush (a full disk) cannot end in a traceback.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             refuse_inapplicable(kwargs["ctx"], ())
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            sys.stdout.flush()
+            return result
         except InapplicableOption as err:
             error(f"treetool: error: {err}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except TreebankError as err:
-            _flush_quietly()
-            error(str(err))
+            _print_last_words(str(err))
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:
             # The reader of our output went away (e.g. `| head`): not an error.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            _silence_stdout()
             raise typer.Exit(0) from None
+        except OSError as err:
+            message, status = os_error_line(err)
+            _print_last_words(message)
+            raise typer.Exit(status) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def _flush_quietly() -> None:
+def os_error_line(err: OSError) -> tuple[str, int]:
+    """The one line ``treetool: error: PATH: reason`` for ``err``, and the exit status.
+
+    Named files are opened by :mod:`treetool.formats.files`, which says the
+    path and the side: 2 for reading (the input is wrong, like bad content),
+    1 for writing (the result could not be delivered).  Any other OSError
+    comes from writing to stdout, where reports and help are printed directly.
+    """
+    if isinstance(err, FileAccessError):
+        return f"treetool: error: {err}", EXIT_WRITE_FAILED if err.writing else EXIT_BAD_INPUT
+    path = err.filename if err.filename is not None else STDOUT_NAME
+    return f"treetool: error: {path}: {err.strerror or err}", EXIT_WRITE_FAILED
+
+
+def run_app(app: typer.Typer) -> None:
+    """Run ``app`` as the ``treetool`` program.
+
+    An OSError that escapes it was raised outside any command, by the
+    parser printing ``--help`` or ``--version``: it is one line too.
+    (Click itself handles a broken pipe there.)
+    """
+    try:
+        app(prog_name="treetool")
+    except OSError as err:
+        message, status = os_error_line(err)
+        _print_last_words(message)
+        sys.exit(status)
+
+
+def _print_last_words(message: str) -> None:
+    """Print ``message`` on stderr after whatever stdout still holds (or gave up on)."""
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, OSError, ValueError):
-        pass
+    except (OSError, ValueError):
+        _silence_stdout()
+    error(message)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the exit flush of what it could not take succeeds quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass  # stdout is not a file descriptor (a test runner's capture): nothing is flushed at exit
 
 
 @dataclass(frozen=True)

@@ -113,3 +113,14 @@ def test_empty_input_stats_are_not_applicable(tmp_path):
     total = json.loads(run("stats", path, "--format", "json").stdout)["total"]
     assert total["mean_length"] is None and total["non_projective_sentences_pct"] is None
     assert total["non_projective_arcs_pct"] is None and total["max_gap_degree"] is None
+
+
+@pytest.mark.parametrize("data", [gzip.compress(EN.read_bytes())[:100], b"\x1f\x8bnot really gzip", b"BZhnot bzip2"],
+                         ids=["truncated-gzip", "corrupt-gzip", "corrupt-bzip2"])
+def test_corrupt_compressed_input_is_one_line(tmp_path, data):
+    path = tmp_path / "train.conllu"
+    path.write_bytes(data)
+    result = run("filter", path)
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert err.startswith(f"{path}: ") and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
+from .formats.files import read_text_file
 from .sentence import Sentence
 from .trees import is_projective
 
@@ -46,5 +47,4 @@ def select_sentences(
 
 def read_ids(path: str) -> set[str]:
     """Sentence ids, one per line (blank lines and surrounding spaces ignored)."""
-    with open(path, encoding="utf-8") as f:
-        return {line.strip() for line in f if line.strip()}
+    return {line.strip() for line in read_text_file(path).splitlines() if line.strip()}

@@ -120,7 +120,6 @@ def render(
 
 def write_json_report(path: str, doc: Mapping[str, Any]) -> None:
     """Write a report document as JSON to ``path`` (``-``: stdout), as safely as treebank output."""
-    from .formats.files import AtomicOutput
+    from .formats.files import write_text_file
 
-    with AtomicOutput(path) as out:
-        out.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_text_file(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

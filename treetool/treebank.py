@@ -8,8 +8,11 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
+import gzip
 import io
+import lzma
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,9 +57,16 @@ def display_name(path: str) -> str:
 
 @contextmanager
 def _opened(path: str):
+    """The decompressed binary input; corrupt or truncated compressed data becomes a TreebankError."""
     binary = open_binary_input(path)
     try:
         yield binary
+    except (zlib.error, lzma.LZMAError, EOFError, gzip.BadGzipFile) as err:
+        raise TreebankError(f"corrupt or truncated compressed data ({err})", filename=display_name(path)) from None
+    except OSError as err:
+        if err.errno is not None:  # a real I/O error, not bz2's "Invalid data stream"
+            raise
+        raise TreebankError(f"corrupt compressed data ({err})", filename=display_name(path)) from None
     finally:
         if path != "-":
             binary.close()
@@ -123,7 +133,8 @@ class TreebankWriter:
     :meth:`Sentence.to_bytes`).  CoNLL-U to CoNLL-X drops comments,
     multiword tokens and empty nodes, which CoNLL-X cannot hold; the counts
     are kept in ``dropped`` so the command can warn.  Trees are written one
-    per line.  The file appears under its name only after :meth:`close`.
+    per line.  A regular file appears under its name only after :meth:`close`
+    (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
 
     A sentence the target format forbids (several roots in CoNLL-U) is never
     written: it raises :class:`TreebankError`, or goes to ``on_error`` (which

@@ -1,0 +1,164 @@
+"""Operating-system errors: one line `treetool: error: PATH: reason`, never a traceback.
+
+A table walks every path option of every command (and a test checks that the
+table lists every option whose metavar is FILE, so a new command's path
+options must join it) through every way a path can fail: exit 2 for what is
+read, 1 for what is written.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from commands.app import app
+from conftest import ROOT, SAMPLE_DATA
+
+EN = SAMPLE_DATA / "en_sample.conllu"
+READ, WRITE = 2, 1
+
+# (command, parameter) -> (how the parameter is given a path, extra arguments it needs, exit status)
+PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
+    ("stats", "files"): ("argument", [], READ),
+    ("stats", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("filter", "files"): ("argument", [], READ),
+    ("filter", "output"): ("-o", [], WRITE),
+    ("filter", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("filter", "ids"): ("--ids", [], READ),
+    ("projectivize", "files"): ("argument", [], READ),
+    ("projectivize", "output"): ("-o", [], WRITE),
+    ("projectivize", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("projectivize", "report_file"): ("--report-file", [], WRITE),
+    ("deprojectivize", "files"): ("argument", [], READ),
+    ("deprojectivize", "output"): ("-o", [], WRITE),
+    ("deprojectivize", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+}
+
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _missing(tmp: Path) -> Path:
+    return tmp / "no-such-dir" / "x.conllu"
+
+
+def _directory(tmp: Path) -> Path:
+    return tmp
+
+
+def _under_a_file(tmp: Path) -> Path:
+    (tmp / "plain").write_text("")
+    return tmp / "plain" / "x.conllu"
+
+
+def _no_permission(tmp: Path) -> Path:
+    locked = tmp / "locked"
+    locked.mkdir()
+    (locked / "x.conllu").write_bytes(EN.read_bytes())
+    locked.chmod(0)
+    return locked / "x.conllu"
+
+
+def _unlock(tmp: Path) -> None:
+    """Undo :func:`_no_permission`, so the temporary directory can be removed."""
+    if (tmp / "locked").exists():
+        (tmp / "locked").chmod(0o700)
+
+
+# how a path fails -> (make such a path in a temporary directory, the errno it gives)
+FAILURES: dict[str, tuple[Callable[[Path], Path], int]] = {
+    "missing": (_missing, errno.ENOENT),
+    "directory": (_directory, errno.EISDIR),
+    "under a file": (_under_a_file, errno.ENOTDIR),
+    "no permission": (_no_permission, errno.EACCES),
+}
+
+
+def path_parameters() -> set[tuple[str, str]]:
+    """Every (command, parameter) of the app that takes a FILE."""
+    group = typer.main.get_command(app)
+    return {
+        (name, param.name)
+        for name, command in group.commands.items()
+        for param in command.params
+        if param.metavar == "FILE"
+    }
+
+
+def test_the_table_lists_every_path_parameter():
+    assert set(PATH_PARAMETERS) == path_parameters()
+
+
+def arguments(command: str, parameter: str, path: Path) -> list[str]:
+    how, extra, _ = PATH_PARAMETERS[command, parameter]
+    if how == "argument":
+        return [command, str(path), *extra]
+    return [command, str(EN), *extra, how, str(path)]
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+@pytest.mark.parametrize("command, parameter", sorted(PATH_PARAMETERS))
+def test_an_os_error_is_one_line_and_a_status(tmp_path, command, parameter, failure):
+    make, code = FAILURES[failure]
+    if failure == "no permission" and IS_ROOT:
+        pytest.skip("root is not refused by permission bits")
+    path = make(tmp_path)
+    try:
+        result = CliRunner().invoke(app, arguments(command, parameter, path))
+    finally:
+        _unlock(tmp_path)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.stderr == f"treetool: error: {path}: {os.strerror(code)}\n"
+    assert result.exit_code == PATH_PARAMETERS[command, parameter][2]
+
+
+# --------------------------------------------------------- in a real process
+@pytest.mark.skipif(not IS_ROOT or not shutil.which("setpriv"), reason="as non-root the table covers it")
+@pytest.mark.parametrize("command, parameter", [("filter", "files"), ("stats", "rejects")])
+def test_permission_denied_as_root_without_its_privilege(tmp_path, command, parameter):
+    """Root with no right to bypass permission bits (its capabilities bounded) gets EACCES like anyone."""
+    path = _no_permission(tmp_path)
+    try:
+        proc = subprocess.run(
+            ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
+             sys.executable, "-m", "treetool", *arguments(command, parameter, path)],
+            capture_output=True, cwd=ROOT, timeout=120,
+        )
+    finally:
+        _unlock(tmp_path)
+    assert proc.stderr.decode() == f"treetool: error: {path}: {os.strerror(errno.EACCES)}\n"
+    assert proc.returncode == PATH_PARAMETERS[command, parameter][2]
+
+
+@pytest.fixture
+def full_stdout():
+    """/dev/full opened for writing (stdout redirected to it; nothing is renamed)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "wb") as f:
+        yield f
+
+
+@pytest.mark.parametrize("command", [
+    ["stats", EN],  # small: fails when stdout is flushed at the end
+    ["stats", "--format", "tsv", *[EN] * 200],  # large: fails while the report is printed
+    ["filter", EN],  # small: fails when the output is committed
+    ["filter", *[EN] * 200],  # large: fails while sentences are written
+    ["--version"],  # printed while the options are parsed, before any command runs
+    ["stats", "--help"],
+])
+def test_a_full_disk_on_stdout_is_one_line_and_status_1(full_stdout, command):
+    proc = subprocess.run(
+        [sys.executable, "-m", "treetool", *map(str, command)],
+        stdout=full_stdout, stderr=subprocess.PIPE, cwd=ROOT, timeout=120,
+    )
+    assert proc.stderr.decode() == f"treetool: error: <stdout>: {os.strerror(errno.ENOSPC)}\n"
+    assert proc.returncode == WRITE
