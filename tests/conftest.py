@@ -6,6 +6,7 @@ never copy its data into the project.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,22 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture
 def shared() -> Path:
     return shared_path()
+
+
+def readme_non_projective_shares() -> dict[str, tuple[str, int]]:
+    """The README's claim about Nederhof (2019), Table 7, parsed from README.md itself:
+    ``{"Greek-GDT": ("11.73", 12), ...}`` -- our figure as written (two decimals) and
+    the paper's rounded one, so a test can hold the code to the README exactly."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    claim = re.search(r"reproduces Nederhof\s+\(2019, Table 7\):(.*?)non-projective trees", text, re.S)
+    assert claim, "README.md no longer states the Table 7 figures"
+    shares = re.findall(r"([A-Z][\w-]+)\s+(\d+\.\d\d)%\s+\((\d+)%\)", claim.group(1))
+    assert shares, "README.md's Table 7 sentence has no figures"
+    return {name: (ours, int(paper)) for name, ours, paper in shares}
+
+
+def ud_train_file(name: str) -> Path:
+    """The UD 2.2 training file of a README treebank name such as ``Greek-GDT`` (skips if absent)."""
+    folder = shared_path("data", "ud-2.2", f"UD_{name}")
+    (path,) = folder.glob("*-ud-train.conllu")
+    return path

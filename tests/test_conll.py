@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, SHARED, shared_path
+from treetool import trees
 from treetool.formats import conll
 from treetool.formats.conll import read_conll, read_conll_reference, to_conllx_bytes, write_conll
 from treetool.errors import TreebankError
@@ -502,6 +503,22 @@ def test_error_cycle():
     check_error(lines, "cycle: words 3 -> 4 -> 3 do not reach the root", 10)
     lines = middle(word(1, "a", 0, "root"), word(2, "b", 2, "dep"))
     check_error(lines, "cycle: words 2 -> 2 do not reach the root", 9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 12).flatmap(lambda n: st.lists(st.integers(0, n), min_size=n, max_size=n)), min_size=1, max_size=8))
+def test_batch_cycle_check_agrees_with_trees_find_cycle(sentences):
+    """The fast reader's pointer jumping over a whole chunk gives, sentence by
+    sentence, the verdict of the project's one cycle check, trees.find_cycle."""
+    heads = np.array([h for rest in sentences for h in rest])
+    sizes = np.array([len(rest) for rest in sentences])
+    sentence = np.repeat(np.arange(len(sentences)), sizes)
+    first_word = np.cumsum(sizes) - sizes
+    isroot = heads == 0
+    parent = np.where(isroot, np.arange(heads.size), first_word[sentence] + heads - 1)
+    reaches = conll._reaches_root(parent, isroot, int(sizes.max()))
+    for j, rest in enumerate(sentences):
+        assert bool(reaches[sentence == j].all()) == (trees.find_cycle([-1, *rest]) is None), rest
 
 
 def test_error_no_root():

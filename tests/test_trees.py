@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_path
+from conftest import readme_non_projective_shares, ud_train_file
 from treetool import trees
 
 # ---------------------------------------------------------------------------
@@ -272,6 +272,10 @@ def test_helpers_against_brute_force(heads):
     assert [y.tolist() for y in trees.yields(heads)] == [
         sorted(bf_yield(heads, u)) for u in range(n1)
     ]
+    assert trees.yield_masks(heads) == [sum(1 << v for v in bf_yield(heads, u)) for u in range(n1)]
+    order = trees.breadth_first_order(heads)
+    assert sorted(order) == list(range(n1)) and order[0] == 0
+    assert all(order.index(heads[v]) < order.index(v) for v in range(1, n1))  # parents first
 
 
 # ---------------------------------------------------------------------------
@@ -415,7 +419,97 @@ def test_rejects_malformed_heads():
 
 
 # ---------------------------------------------------------------------------
-# published figures (Nederhof 2019, Table 7): share of non-projective trees
+# the one cycle check (find_cycle) and its callers
+# ---------------------------------------------------------------------------
+
+
+def bf_cycle(heads):
+    """None when every word reaches 0 by walking up its heads; else the cycle the
+    lowest word that does not leads into, from the first word its walk repeats."""
+    n = len(heads) - 1
+    for w in range(1, n + 1):
+        walk = [w]
+        while walk[-1] != 0 and len(walk) <= n + 1:
+            walk.append(heads[walk[-1]])
+        if walk[-1] != 0:
+            first_repeat = next(x for i, x in enumerate(walk) if x in walk[:i])
+            start = walk.index(first_repeat)
+            return walk[start:walk.index(first_repeat, start + 1)]
+    return None
+
+
+def all_head_lists(n):
+    """Every assignment of a head 0..n to each of n words (cycles and self-loops included)."""
+    for rest in itertools.product(range(n + 1), repeat=n):
+        yield [-1, *rest]
+
+
+@pytest.mark.parametrize("n", range(0, 6))
+def test_find_cycle_on_every_head_list(n):
+    for heads in all_head_lists(n):
+        expected = bf_cycle(heads)
+        assert trees.find_cycle(heads) == expected, heads
+        if expected is None:
+            assert sorted(trees.breadth_first_order(heads)) == list(range(n + 1))
+        else:
+            with pytest.raises(ValueError, match="cycle " + " -> ".join(map(str, expected))):
+                trees.breadth_first_order(heads)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.lists(st.integers(0, n), min_size=n, max_size=n)))
+def test_find_cycle_on_random_head_lists(rest):
+    heads = [-1, *rest]
+    assert trees.find_cycle(heads) == bf_cycle(heads)
+
+
+def test_callers_use_the_one_cycle_check_and_projectivity_test(monkeypatch):
+    """The reader's slow path, pseudo-projectivization and the optimal DP all
+    ask treetool.trees; a wrong answer there changes theirs."""
+    from treetool.formats import conll
+    from treetool.projectivization import optimal, pseudo
+
+    calls = []
+
+    def spy(name):
+        real = getattr(trees, name)
+
+        def wrapper(*args, **kwargs):
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(trees, name, wrapper)
+
+    for name in ("find_cycle", "breadth_first_order", "is_projective", "non_projective_arcs"):
+        spy(name)
+
+    block = "\n".join(f"{i}\tw\t_\t_\t_\t_\t{h}\tx\t_\t_" for i, h in ((1, 0), (2, 3), (3, 2)))
+    with pytest.raises(conll.TreebankError, match="cycle: words 2 -> 3 -> 2"):
+        conll.parse_block("", block, "\n", 1, "<test>", "conllu")
+    assert calls == ["find_cycle"]
+
+    calls.clear()
+    pseudo.pseudo_projectivize([-1, 2, 1, 0], ["", "a", "b", "c"])
+    pseudo.deprojectivize([-1, 2, 1, 0], ["", "a|b", "b", "c"])
+    assert calls == ["find_cycle", "find_cycle"]
+
+    calls.clear()
+    pseudo.pseudo_projectivize([-1, 2, 4, 4, 0, 7, 7, 2, 4], ["", *"abcdefgh"])
+    assert calls[:2] == ["find_cycle", "is_projective"] and "non_projective_arcs" in calls
+
+    calls.clear()
+    optimal.optimal_projectivize([-1, 2, 4, 4, 0, 7, 7, 2, 4])
+    assert calls == ["breadth_first_order", "is_projective"]
+
+    # and a wrong answer from trees changes theirs
+    monkeypatch.setattr(trees, "find_cycle", lambda heads: [1])
+    assert pseudo.pseudo_projectivize([-1, 2, 0, 2, 1], ["", *"abcd"])[0].tolist() == [-1, 2, 0, 2, 1]
+    monkeypatch.setattr(trees, "is_projective", lambda heads: True)
+    assert optimal.optimal_projectivize([-1, 3, 0, 2]).tolist() == [-1, 3, 0, 2]
+
+
+# ---------------------------------------------------------------------------
+# published figures (Nederhof 2019, Table 7, as the README states them)
 # ---------------------------------------------------------------------------
 
 
@@ -428,17 +522,13 @@ def read_heads(path):
             yield np.array([-1] + [tok["head"] for tok in words], dtype=np.int64)
 
 
-@pytest.mark.parametrize(
-    "treebank, filename, percent",
-    [
-        ("UD_Greek-GDT", "el_gdt-ud-train.conllu", 12),
-        ("UD_Gothic-PROIEL", "got_proiel-ud-train.conllu", 22),
-    ],
-)
-def test_share_of_non_projective_trees(treebank, filename, percent):
-    path = shared_path("data", "ud-2.2", treebank, filename)
+@pytest.mark.parametrize("treebank", sorted(readme_non_projective_shares()))
+def test_share_of_non_projective_trees(treebank):
+    """Read with the conllu library (not treetool's reader): the share of
+    non-projective trees is the README's figure exactly, and the paper's rounded."""
+    ours, paper = readme_non_projective_shares()[treebank]
     total = non_projective = 0
-    for heads in read_heads(path):
+    for heads in read_heads(ud_train_file(treebank)):
         total += 1
         projective = trees.is_projective(heads)
         non_projective += not projective
@@ -448,4 +538,5 @@ def test_share_of_non_projective_trees(treebank, filename, percent):
         assert (m.edge_degree == 0) is projective
         assert m.well_nested or not projective
     assert total > 1000
-    assert round(100 * non_projective / total) == percent
+    assert f"{100 * non_projective / total:.2f}" == ours
+    assert round(100 * non_projective / total) == paper

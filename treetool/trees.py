@@ -71,9 +71,12 @@ import numpy as np
 __all__ = [
     "HeadsLike",
     "TreeMeasures",
+    "find_cycle",
+    "breadth_first_order",
     "depths",
     "dominance_matrix",
     "yields",
+    "yield_masks",
     "non_projective_arcs",
     "is_projective",
     "gap_degrees",
@@ -106,8 +109,14 @@ def _as_list(heads: HeadsLike) -> list[int]:
     return h
 
 
-def _children_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
-    """Children lists and a breadth-first order of the nodes from 0."""
+def _reachable_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
+    """Children lists and the breadth-first order of the nodes reachable from 0.
+
+    This is the project's one test of tree-ness: a head list is a tree
+    exactly when every node is reachable from 0 (a node that is not lies on a
+    cycle or leads into one). :func:`find_cycle` and every tree function
+    below build on it; other modules call those.
+    """
     n1 = len(h)
     children: list[list[int]] = [[] for _ in range(n1)]
     for d in range(1, n1):
@@ -118,8 +127,37 @@ def _children_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
     order = [0]
     for u in order:  # the list grows while we iterate: breadth-first search
         order.extend(children[u])
-    if len(order) != n1:
-        raise ValueError("heads do not form a tree (cycle not reachable from 0)")
+    return children, order
+
+
+def _cycle_outside(h: list[int], order: list[int]) -> list[int]:
+    """The cycle reached by walking up from the lowest word missing from ``order``.
+
+    Every word unreachable from 0 leads into a cycle; the walk records the
+    position of each word it visits, so the first word seen twice is where it
+    enters the cycle, and the cycle is the walk from there on.
+    """
+    reached = bytearray(len(h))
+    for u in order:
+        reached[u] = 1
+    position: dict[int, int] = {}
+    walk: list[int] = []
+    u = reached.index(0)
+    while u not in position:
+        position[u] = len(walk)
+        walk.append(u)
+        u = h[u]
+    return walk[position[u]:]
+
+
+def _children_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
+    """Children lists and a breadth-first order of the nodes from 0; ValueError if not a tree."""
+    children, order = _reachable_order(h)
+    if len(order) != len(h):
+        cycle = _cycle_outside(h, order)
+        raise ValueError(
+            "heads do not form a tree: cycle " + " -> ".join(map(str, cycle)) + f" -> {cycle[0]}"
+        )
     return children, order
 
 
@@ -218,6 +256,40 @@ def _analyse(heads: HeadsLike) -> tuple[list[int], list[list[int]], list[int], b
 
 
 # --------------------------------------------------------------------------
+# tree-ness: the one cycle check
+# --------------------------------------------------------------------------
+
+
+def find_cycle(heads: HeadsLike) -> list[int] | None:
+    """The words of a cycle in ``heads``, or None when ``heads`` is a tree.
+
+    ``heads`` is a head list (heads in range; ValueError otherwise) that may
+    or may not be a tree. When some word does not reach the root 0, the
+    result is the cycle that the lowest such word leads into, starting at the
+    word where its walk up the heads enters the cycle: ``heads[c[i]] ==
+    c[i + 1]`` and ``heads[c[-1]] == c[0]`` (a self-loop gives ``[w]``).
+    This is the project's single cycle check (readers, pseudo-projectivization
+    and the optimal DP all use it or :func:`breadth_first_order`); the CoNLL
+    reader's vectorised batch check is tested against it.
+    """
+    h = _as_list(heads)
+    _, order = _reachable_order(h)
+    if len(order) == len(h):
+        return None
+    return _cycle_outside(h, order)
+
+
+def breadth_first_order(heads: HeadsLike) -> list[int]:
+    """The nodes 0..n in breadth-first order from the root 0 (parents before children).
+
+    Raises ``ValueError`` naming a cycle (see :func:`find_cycle`) when
+    ``heads`` is not a tree, so it doubles as the tree check of callers that
+    need the order anyway.
+    """
+    return _children_order(_as_list(heads))[1]
+
+
+# --------------------------------------------------------------------------
 # basic helpers
 # --------------------------------------------------------------------------
 
@@ -254,17 +326,26 @@ def dominance_matrix(heads: HeadsLike) -> np.ndarray:
     return dom
 
 
+def yield_masks(heads: HeadsLike) -> list[int]:
+    """Yield of every node as a Python-int bitmask: bit ``v`` of entry ``u`` is set iff u dominates v.
+
+    The cheap form of :func:`yields` (O(n) big-int operations): the lowest
+    and highest word of a yield are ``(m & -m).bit_length() - 1`` and
+    ``m.bit_length() - 1``.
+    """
+    h = _as_list(heads)
+    _, order = _children_order(h)
+    return _yield_masks(h, order)
+
+
 def yields(heads: HeadsLike) -> list[np.ndarray]:
     """Yield (projection) of every node: sorted array of the nodes it dominates.
 
     ``yields(heads)[u]`` includes ``u`` itself; ``yields(heads)[0]`` is
     ``0..n``.
     """
-    h = _as_list(heads)
-    _, order = _children_order(h)
-    masks = _yield_masks(h, order)
     out = []
-    for m in masks:
+    for m in yield_masks(heads):
         bits = []
         while m:
             low = m & -m

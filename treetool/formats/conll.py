@@ -9,10 +9,12 @@ sentence's bytes and builds a :class:`Sentence` whose views are lazy.  The
 last, possibly unfinished sentence of a chunk is carried over to the next.
 
 Slow path (:func:`parse_block`, :func:`read_conll_reference`): a plain
-line-by-line parser, the obviously-correct reference.  The fast path sends
-every sentence it flags (or does not cover: odd bytes, very long numbers,
-invalid UTF-8) to :func:`parse_block`, which produces the error message and
-line number, or the sentence when the flag was only a precaution.
+line-by-line parser, the obviously-correct reference; its cycle check is
+:func:`treetool.trees.find_cycle`, the project's one, against which the fast
+path's batch check is tested.  The fast path sends every sentence it flags
+(or does not cover: odd bytes, very long numbers, invalid UTF-8) to
+:func:`parse_block`, which produces the error message and line number, or
+the sentence when the flag was only a precaution.
 
 Blank lines (empty, or only spaces, tabs and ``\\r``) separate sentences; the
 blank lines after a sentence belong to it, blank lines (and a UTF-8
@@ -36,10 +38,11 @@ import lzma
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
+from .. import trees
 from ..errors import TreebankError
 from ..sentence import HEAD, ID, Sentence
 
@@ -213,8 +216,8 @@ def parse_block(
     roots = heads.count(0)
     if roots != 1 and (roots == 0 or fmt == "conllu"):
         if roots == 0:
-            cycle = find_cycle(heads)
-            row = k if cycle is None else (k + cycle - 1 if word_rows is None else word_rows[cycle - 1])
+            cycle = trees.find_cycle([-1, *heads])
+            row = k if cycle is None else (k + cycle[0] - 1 if word_rows is None else word_rows[cycle[0] - 1])
             raise _error("no root: no word has HEAD 0", filename, line + row, lines, raw)
         second = [i for i, h in enumerate(heads) if h == 0][1]
         row = k + second if word_rows is None else word_rows[second]
@@ -222,12 +225,11 @@ def parse_block(
             f"several roots: {roots} words have HEAD 0 (allowed in CoNLL-X, not in CoNLL-U: read the file as CoNLL-X, --from conllx)",
             filename, line + row, lines, raw,
         )
-    cycle = find_cycle(heads)
+    cycle = trees.find_cycle([-1, *heads])
     if cycle is not None:
-        row = k + cycle - 1 if word_rows is None else word_rows[cycle - 1]
-        members = cycle_members(heads, cycle)
+        row = k + cycle[0] - 1 if word_rows is None else word_rows[cycle[0] - 1]
         raise _error(
-            "cycle: words " + " -> ".join(map(str, members)) + f" -> {members[0]} do not reach the root",
+            "cycle: words " + " -> ".join(map(str, cycle)) + f" -> {cycle[0]} do not reach the root",
             filename, line + row, lines, raw,
         )
     return Sentence(
@@ -299,40 +301,6 @@ def _parse_general(
             filename, line + k, lines, raw,
         )
     return fields, word_rows
-
-
-def find_cycle(heads: list[int]) -> int | None:
-    """Return a word on a cycle of ``heads`` (``heads[i-1]`` is the head of word i), or None.
-
-    Colours each word once (unvisited / on the current path / reaches the
-    root), so the check is linear in the number of words.
-    """
-    n = len(heads)
-    state = bytearray(n + 1)
-    state[0] = 2
-    for start in range(1, n + 1):
-        if state[start]:
-            continue
-        path = []
-        j = start
-        while not state[j]:
-            state[j] = 1
-            path.append(j)
-            j = heads[j - 1]
-        if state[j] == 1:
-            return j
-        for p in path:
-            state[p] = 2
-    return None
-
-
-def cycle_members(heads: list[int], start: int) -> list[int]:
-    members = [start]
-    j = heads[start - 1]
-    while j != start:
-        members.append(j)
-        j = heads[j - 1]
-    return members
 
 
 def _first_token_line(content: str) -> str | None:
@@ -495,6 +463,39 @@ def _parse_uint(arr: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarr
     return val, ok
 
 
+class _Lines(NamedTuple):
+    """Where the lines of a buffer are (all arrays have one entry per line, except ``sp``/``spc``)."""
+
+    sp: np.ndarray      # positions of every byte <= '\n' (tabs, newlines, rare control bytes)
+    spc: np.ndarray     # those bytes
+    kb: np.ndarray      # index in sp of each line's first tab
+    ke: np.ndarray      # index in sp of each line's newline (len(sp) for an unfinished last line)
+    starts: np.ndarray  # byte offset of each line
+    ends: np.ndarray    # byte offset of each line's newline (or the buffer's end)
+    first: np.ndarray   # each line's first byte ('\n' for an empty line)
+    blank: np.ndarray   # empty or only spaces, tabs and '\r'
+
+
+class _Runs(NamedTuple):
+    """The sentences of a buffer: runs of non-blank lines (see :func:`_sentence_runs`)."""
+
+    sst: np.ndarray      # first line of each sentence
+    run_end: np.ndarray  # line after each sentence's last line
+    sid: np.ndarray      # sentence of each line (-1: blank lines before the first)
+    n_emit: int          # sentences complete in this buffer
+    lim: int             # lines of those sentences (with their trailing blank lines)
+
+
+class _Words(NamedTuple):
+    """Word lines (integer ID) of the emitted sentences, numbered 0..n_words-1 across the buffer."""
+
+    lines: np.ndarray  # line of each word
+    sw: np.ndarray     # sentence of each word
+    n: np.ndarray      # words per sentence
+    woff: np.ndarray   # number of the first word of each sentence
+    kb: np.ndarray     # index in sp of each word line's first tab
+
+
 def _scan(buf: bytes, at_start: bool, final: bool, ncols: int, fmt: str):
     """Parse one buffer of whole lines; see the module docstring.
 
@@ -503,24 +504,55 @@ def _scan(buf: bytes, at_start: bool, final: bool, ncols: int, fmt: str):
     one record ``(raw_start, raw_end, content_start, content_end, line_offset,
     n_words, heads_offset, row0, bad)`` per complete sentence, the chunk-wide
     heads array, the offset where the unfinished last sentence starts, and
-    the number of lines before it.
+    the number of lines before it.  Each step below flags in ``bad`` the
+    sentences it cannot vouch for; those go to the slow path.
     """
     arr = np.frombuffer(buf, np.uint8)
-    size = arr.size
-    start0 = 3 if at_start and buf.startswith(_BOM) else 0
+    lines = _line_table(buf, arr, 3 if at_start and buf.startswith(_BOM) else 0)
+    runs = _sentence_runs(lines.blank, final)
+    if runs is None:
+        return (ncols, [], None, arr.size, lines.starts.size) if final else None
+    bad = np.zeros(runs.sst.size, bool)
+    comment = lines.first[:runs.lim] == 35
+    ncols, tok = _token_lines(buf, lines, runs, comment, ncols, bad)
+    words, isword, id_ends = _word_lines(arr, lines, runs, tok, bad)
+    hv = _head_fields(arr, lines, words, fmt, bad)
+    extra = tok[~isword]
+    if extra.size:
+        if fmt != "conllu":
+            bad[runs.sid[extra]] = True
+        else:
+            before = np.searchsorted(words.lines, extra) - words.woff[runs.sid[extra]]
+            _check_extra(buf, extra, runs.sid, lines.starts, id_ends[~isword], before, words.n, bad)
+    emit_end = int(lines.starts[runs.lim]) if runs.lim < lines.starts.size else arr.size
+    if not buf.isascii() and not _valid_utf8(buf, arr, emit_end):
+        _flag_invalid_utf8(buf, lines.starts[runs.sst[:runs.n_emit]].tolist() + [emit_end], bad)
+    row0 = _first_word_rows(runs, words, comment)
+    H = np.full(words.lines.size + runs.sst.size, -1, np.int32)  # each sentence as [-1, h1, ..., hn]
+    H[np.arange(words.lines.size) + words.sw + 1] = hv
+    records = _records(lines, runs, words, row0, bad, at_start, emit_end)
+    return ncols, records, H, emit_end, runs.lim
 
-    # Line structure: positions of every byte <= '\n' (tabs, newlines, rare control bytes).
+
+def _line_table(buf: bytes, arr: np.ndarray, start0: int) -> _Lines:
+    """Find every line and blank line of the buffer with a few passes of numpy over all its bytes.
+
+    Why one pass for tabs and newlines together: they are the only bytes
+    <= '\\n' in normal text, so one ``flatnonzero`` yields both the line
+    ends and (through ``kb``) the field boundaries used by later steps.
+    """
+    size = arr.size
     sp = np.flatnonzero(arr <= 10)
     spc = arr[sp]
     nlk = np.flatnonzero(spc == 10)
     partial = buf[-1] != 10
     n_nl = nlk.size
     nlines = n_nl + partial
-    ke = np.empty(nlines, np.int64)       # index in sp of each line's newline
+    ke = np.empty(nlines, np.int64)
     ke[:n_nl] = nlk
     if partial:
         ke[-1] = sp.size
-    kb = np.empty(nlines, np.int64)       # index in sp of each line's first tab
+    kb = np.empty(nlines, np.int64)
     kb[0] = 0
     kb[1:] = ke[:-1] + 1
     ends = np.empty(nlines, np.int64)
@@ -530,130 +562,176 @@ def _scan(buf: bytes, at_start: bool, final: bool, ncols: int, fmt: str):
     starts = np.empty(nlines, np.int64)
     starts[0] = start0
     starts[1:] = ends[:-1] + 1
+    first = arr[np.minimum(starts, size - 1)]
+    return _Lines(sp, spc, kb, ke, starts, ends, first, _blank_lines(buf, arr, starts, ends, first))
 
-    fb = arr[np.minimum(starts, size - 1)]  # first byte ('\n' for an empty line)
+
+def _blank_lines(buf: bytes, arr: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Which lines are blank: empty or '\\r' alone by numpy; the rare lines starting with a space, tab or '\\r' by Python."""
     nonempty = ends > starts
     cr = nonempty & (arr[np.maximum(ends - 1, 0)] == 13)
     blank = (ends - cr) == starts
-    cand = np.flatnonzero(((fb == 32) | (fb == 9) | (fb == 13)) & ~blank)
+    cand = np.flatnonzero(((first == 32) | (first == 9) | (first == 13)) & ~blank)
     for i in cand.tolist():
         if not buf[starts[i]:ends[i]].strip(b" \t\r"):
             blank[i] = True
+    return blank
+
+
+def _sentence_runs(blank: np.ndarray, final: bool) -> _Runs | None:
+    """Cut the lines into sentences (maximal runs of non-blank lines); None when none is complete.
+
+    The last run is complete only at the end of the input: otherwise its end
+    may still be in the next chunk, so it is carried over.
+    """
+    nlines = blank.size
     nb = ~blank
     prev_nb = np.empty(nlines, bool)
     prev_nb[0] = False
     prev_nb[1:] = nb[:-1]
     is_first = nb & ~prev_nb
-    sst = np.flatnonzero(is_first)                 # first line of each sentence
+    sst = np.flatnonzero(is_first)
     n_sent = sst.size
     n_emit = n_sent if final else n_sent - 1
     if n_emit <= 0:
-        if final:
-            return ncols, [], None, size, nlines
         return None
-    run_end = np.empty(n_sent, np.int64)           # line after each sentence's last line
+    run_end = np.empty(n_sent, np.int64)
     ends_runs = np.flatnonzero(blank & prev_nb)
     run_end[:ends_runs.size] = ends_runs[:n_sent]
     run_end[ends_runs.size:] = nlines
-    sid = np.cumsum(is_first) - 1                  # sentence of each line (-1: prefix)
-
-    # Only the lines of the sentences emitted now.
     lim = int(sst[n_emit]) if n_emit < n_sent else nlines
-    comment = fb[:lim] == 35
-    tok = np.flatnonzero(nb[:lim] & ~comment)
-    ntabs = ke[tok] - kb[tok]
-    bad = np.zeros(n_sent, bool)
+    return _Runs(sst, run_end, np.cumsum(is_first) - 1, n_emit, lim)
+
+
+def _token_lines(
+    buf: bytes, lines: _Lines, runs: _Runs, comment: np.ndarray, ncols: int, bad: np.ndarray,
+) -> tuple[int, np.ndarray]:
+    """The file's column count and the emitted token lines that have it.
+
+    Flags sentences with a line of another column count (the file's first
+    token line decides it) or with control bytes, which would shift the
+    tab positions the field steps rely on.
+    """
+    tok = np.flatnonzero(~lines.blank[:runs.lim] & ~comment)
     if not ncols and tok.size:
         t0 = int(tok[0])
-        ncols = max(N_COLUMNS, buf.count(b"\t", int(starts[t0]), int(ends[t0])) + 1)
-    tabok = ntabs == (ncols - 1)
+        ncols = max(N_COLUMNS, buf.count(b"\t", int(lines.starts[t0]), int(lines.ends[t0])) + 1)
+    tabok = (lines.ke[tok] - lines.kb[tok]) == (ncols - 1)
     if not tabok.all():
-        bad[sid[tok[~tabok]]] = True
+        bad[runs.sid[tok[~tabok]]] = True
         tok = tok[tabok]
-    ctrl = np.flatnonzero(spc < 9)
+    ctrl = np.flatnonzero(lines.spc < 9)
     if ctrl.size:
-        bad[sid[np.minimum(np.searchsorted(ends, sp[ctrl]), nlines - 1)]] = True
+        line_of = np.minimum(np.searchsorted(lines.ends, lines.sp[ctrl]), lines.ends.size - 1)
+        bad[runs.sid[line_of]] = True
+    return ncols, tok
 
-    # ID fields: words (digits) and extra lines (multiword tokens, empty nodes).
-    tkb = kb[tok]
-    id_s = starts[tok]
-    id_e = sp[tkb]
-    idv, isword = _parse_uint(arr, id_s, id_e)
+
+def _word_lines(
+    arr: np.ndarray, lines: _Lines, runs: _Runs, tok: np.ndarray, bad: np.ndarray,
+) -> tuple[_Words, np.ndarray, np.ndarray]:
+    """Split token lines into words (integer ID) and extra lines; flag IDs out of sequence.
+
+    Returns the words, which token lines are words, and where each token
+    line's ID field ends (for the multiword-token / empty-node check).
+    """
+    tkb = lines.kb[tok]
+    id_ends = lines.sp[tkb]
+    idv, isword = _parse_uint(arr, lines.starts[tok], id_ends)
     words = tok[isword]
-    sw = sid[words]
-    n = np.bincount(sw, minlength=n_sent)
+    sw = runs.sid[words]
+    n = np.bincount(sw, minlength=runs.sst.size)
     woff = np.cumsum(n) - n
-    n_words = words.size
-    gidx = np.arange(n_words)
-    rank = gidx - woff[sw] + 1
+    rank = np.arange(words.size) - woff[sw] + 1
     bad[sw[idv[isword] != rank]] = True
+    return _Words(words, sw, n, woff, tkb[isword]), isword, id_ends
 
-    # HEAD fields.
-    wkb = tkb[isword]
-    hv, hok = _parse_uint(arr, sp[wkb + 5] + 1, sp[wkb + 6])
-    nw = n[sw]
+
+def _head_fields(arr: np.ndarray, lines: _Lines, words: _Words, fmt: str, bad: np.ndarray) -> np.ndarray:
+    """Parse every HEAD field; flag heads that are not numbers or out of range, root counts, and cycles."""
+    sw = words.sw
+    hv, hok = _parse_uint(arr, lines.sp[words.kb + 5] + 1, lines.sp[words.kb + 6])
+    nw = words.n[sw]
     hok &= hv <= nw
     bad[sw[~hok]] = True
     isroot = hok & (hv == 0)
-    roots = np.bincount(sw[isroot], minlength=n_sent)
+    roots = np.bincount(sw[isroot], minlength=bad.size)
     if fmt == "conllu":
         bad |= roots != 1
     else:
         bad |= roots == 0
+    if sw.size:
+        gidx = np.arange(sw.size)
+        parent = np.where(hok & ~isroot, words.woff[sw] + hv - 1, gidx)
+        bad[sw[~_reaches_root(parent, isroot, int(nw.max()))]] = True
+    return hv
 
-    # Cycles: jump pointers until every word sits on its root (or on a cycle).
-    parent = np.where(hok & ~isroot, woff[sw] + hv - 1, gidx)
-    if n_words:
-        # A word of depth d reaches its root after d <= n - 1 steps; each jump doubles the steps.
-        for _ in range(max(int(nw.max()) - 2, 0).bit_length() + 1):
-            parent = parent[parent]
-        bad[sw[~isroot[parent]]] = True
 
-    extra = tok[~isword]
-    if extra.size:
-        if fmt != "conllu":
-            bad[sid[extra]] = True
-        else:
-            _check_extra(buf, extra, sid, starts, sp[tkb[~isword]], np.searchsorted(words, extra) - woff[sid[extra]], n, bad)
+def _reaches_root(parent: np.ndarray, isroot: np.ndarray, max_words: int) -> np.ndarray:
+    """For every word of a batch of sentences, whether following heads leads to a root word.
 
-    # Invalid UTF-8 in the emitted part.
-    emit_end = int(starts[lim]) if lim < nlines else size
-    if not buf.isascii() and not _valid_utf8(buf, arr, emit_end):
-        rs = starts[sst[:n_emit]].tolist()
-        rs.append(emit_end)
-        for j in range(n_emit):
-            try:
-                buf[rs[j]:rs[j + 1]].decode("utf-8")
-            except UnicodeDecodeError:
-                bad[j] = True
+    A vectorised batch check over all the words of a chunk at once (the
+    reader's fast path): ``parent`` holds each word's head as an index into
+    the batch (a root word, or a word with an unusable head, points to
+    itself), ``isroot`` marks the words attached to 0, ``max_words`` bounds
+    the sentence length. Pointer jumping: a word of depth d reaches its root
+    after d <= max_words - 1 steps, and each jump doubles the steps taken.
+    It answers the same question as :func:`treetool.trees.find_cycle`, the
+    project's one cycle check, for many sentences at once; ``tests/test_conll.py``
+    checks the two agree.
+    """
+    for _ in range(max(max_words - 2, 0).bit_length() + 1):
+        parent = parent[parent]
+    return isroot[parent]
 
-    # Leading comments: words are lines[row0:] when every line is a comment before the words or a word.
-    sst_e = sst[:n_emit]
-    run_e = run_end[:n_emit]
-    n_e = n[:n_emit]
-    n_comment = np.bincount(sid[:lim][comment], minlength=n_sent)[:n_emit]
-    first_word = words[np.minimum(woff[:n_emit], max(n_words - 1, 0))] if n_words else sst_e
-    simple = (first_word - sst_e == n_comment) & (run_e - sst_e == n_comment + n_e)
-    row0 = np.where(simple, n_comment, -1)
 
-    # Heads: one array per chunk, each sentence as [-1, h1, ..., hn].
-    H = np.full(n_words + n_sent, -1, np.int32)
-    H[gidx + sw + 1] = hv
-    off = woff[:n_emit] + np.arange(n_emit)
+def _flag_invalid_utf8(buf: bytes, bounds: list[int], bad: np.ndarray) -> None:
+    """Flag the sentences (``buf[bounds[j]:bounds[j + 1]]``) that are not valid UTF-8.
 
-    rs = starts[sst_e]
+    Called only when the buffer as a whole failed :func:`_valid_utf8`.
+    """
+    for j in range(len(bounds) - 1):
+        try:
+            buf[bounds[j]:bounds[j + 1]].decode("utf-8")
+        except UnicodeDecodeError:
+            bad[j] = True
+
+
+def _first_word_rows(runs: _Runs, words: _Words, comment: np.ndarray) -> np.ndarray:
+    """Each emitted sentence's row of word 1 when its lines are comments then words only, else -1.
+
+    Such sentences (nearly all) can map word i to row ``row0 + i - 1``
+    without keeping a row per word.
+    """
+    n_emit = runs.n_emit
+    sst = runs.sst[:n_emit]
+    n = words.n[:n_emit]
+    n_comment = np.bincount(runs.sid[:runs.lim][comment], minlength=runs.sst.size)[:n_emit]
+    n_words = words.lines.size
+    first_word = words.lines[np.minimum(words.woff[:n_emit], max(n_words - 1, 0))] if n_words else sst
+    simple = (first_word - sst == n_comment) & (runs.run_end[:n_emit] - sst == n_comment + n)
+    return np.where(simple, n_comment, -1)
+
+
+def _records(
+    lines: _Lines, runs: _Runs, words: _Words, row0: np.ndarray, bad: np.ndarray, at_start: bool, emit_end: int,
+):
+    """One record per emitted sentence: its raw byte range (blank lines after it included), content range, ..."""
+    n_emit = runs.n_emit
+    sst = runs.sst[:n_emit]
+    rs = lines.starts[sst]
     if at_start:
-        rs[0] = 0
+        rs[0] = 0  # a byte-order mark and blank lines before the first sentence belong to it
     re_ = np.empty(n_emit, np.int64)
     re_[:-1] = rs[1:]
     re_[-1] = emit_end
-    cs = starts[sst_e] - rs
-    ce = ends[run_e - 1] - rs
-    records = zip(
-        rs.tolist(), re_.tolist(), cs.tolist(), ce.tolist(), sst_e.tolist(), n_e.tolist(),
+    cs = lines.starts[sst] - rs
+    ce = lines.ends[runs.run_end[:n_emit] - 1] - rs
+    off = words.woff[:n_emit] + np.arange(n_emit)  # sentence j's heads start at H[off[j]] == -1
+    return zip(
+        rs.tolist(), re_.tolist(), cs.tolist(), ce.tolist(), sst.tolist(), words.n[:n_emit].tolist(),
         off.tolist(), row0.tolist(), bad[:n_emit].tolist(),
     )
-    return ncols, records, H, emit_end, lim
 
 
 def _valid_utf8(buf: bytes, arr: np.ndarray, end: int) -> bool:

@@ -123,6 +123,8 @@ from typing import Union
 
 import numpy as np
 
+from .. import trees as _trees  # (a parameter below is called ``trees``)
+
 __all__ = [
     "count_optimal_projective_trees",
     "optimal_projective_score",
@@ -147,10 +149,9 @@ def _analyse(heads: HeadsLike) -> tuple[np.ndarray, list[int], list[int], bool]:
     """Validate ``heads``; return (array copy, list, breadth-first order,
     projective).
 
-    Pure Python on a list: for sentence sizes this beats numpy. A cycle shows
-    up as nodes unreachable from 0. Projectivity (0 at the left edge): every
-    yield is an interval. Yields are Python-int bitmasks built bottom-up; a
-    mask ``m`` is one run of ones iff ``m & (m + lowbit(m)) == 0``.
+    Pure Python on a list: for sentence sizes this beats numpy. The tree
+    check and projectivity (0 at the left edge: every yield is an interval)
+    are :mod:`treetool.trees`'.
     """
     arr = np.array(heads, dtype=np.int64)  # a copy in every case
     if arr.ndim != 1 or arr.size == 0 or arr[0] != -1:
@@ -159,19 +160,8 @@ def _analyse(heads: HeadsLike) -> tuple[np.ndarray, list[int], list[int], bool]:
     n1 = len(h)
     if n1 > 1 and (min(h[1:]) < 0 or max(h) >= n1):
         raise ValueError(f"heads out of range 0..{n1 - 1}")
-    children: list[list[int]] = [[] for _ in range(n1)]
-    for d, p in enumerate(h[1:], 1):
-        children[p].append(d)
-    order = [0]
-    for u in order:  # breadth-first; the list grows while iterating
-        order.extend(children[u])
-    if len(order) != n1:
-        raise ValueError("heads do not form a tree (cycle not reachable from 0)")
-    masks = [1 << i for i in range(n1)]
-    for u in reversed(order[1:]):  # children before parents
-        masks[h[u]] |= masks[u]
-    projective = not any(m & (m + (m & -m)) for m in masks)
-    return arr, h, order, projective
+    order = _trees.breadth_first_order(h)  # the project's tree check: ValueError on a cycle
+    return arr, h, order, _trees.is_projective(h)
 
 
 def _root_mode(h: list[int], single_root: bool | None) -> bool:

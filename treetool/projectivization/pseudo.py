@@ -48,18 +48,16 @@ with ``heads[0] == -1``; ``deprels`` is a list of n+1 strings, ``deprels[0] ==
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..trees import is_projective
+from .. import trees
 
 __all__ = [
     "PSEUDO_SCHEMES",
     "COVERED_ROOT_MODES",
     "LIFT_ORDERS",
-    "MALTPARSER_DEFAULTS",
     "pseudo_projectivize",
     "deprojectivize",
     "strip_pseudo_labels",
@@ -71,14 +69,6 @@ PSEUDO_SCHEMES: tuple[str, ...] = ("baseline", "head", "path", "head+path")
 COVERED_ROOT_MODES: tuple[str, ...] = ("none", "ignore", "left", "right", "head")
 #: Lifting orders (MaltParser ``-plo``).
 LIFT_ORDERS: tuple[str, ...] = ("shortest", "deepest")
-#: MaltParser 1.9.2's own option defaults (appdata/options.xml, option group
-#: ``pproj``). ``-pp none`` means "no transformation at all"; this module's
-#: default scheme is ``head`` instead (see :func:`pseudo_projectivize`).
-MALTPARSER_DEFAULTS: dict[str, str] = {
-    "marking_strategy": "none",
-    "covered_root": "none",
-    "lifting_order": "shortest",
-}
 
 #: Path mark, lift separator and covered-root suffix written into labels.
 PATH_MARK = "%"
@@ -90,6 +80,7 @@ _SCHEME_ALIASES = {"head_path": "head+path"}
 
 
 def _check_scheme(scheme: str) -> str:
+    """The canonical name of ``scheme`` (``head_path`` -> ``head+path``); ValueError if unknown."""
     scheme = _SCHEME_ALIASES.get(scheme, scheme)
     if scheme in PSEUDO_SCHEMES or scheme == "none":
         return scheme
@@ -97,6 +88,11 @@ def _check_scheme(scheme: str) -> str:
 
 
 def _as_lists(heads: Sequence[int] | np.ndarray, deprels: Sequence[str]) -> tuple[list[int], list[str]]:
+    """Copies of the inputs as plain lists (fast for sentence sizes); ValueError for bad shapes or heads.
+
+    Heads must be in range; whether they form a tree is :func:`treetool.trees.find_cycle`'s
+    question (a self-loop is a cycle like any other).
+    """
     h = [int(x) for x in heads]
     labels = list(deprels)
     n = len(h) - 1
@@ -105,7 +101,7 @@ def _as_lists(heads: Sequence[int] | np.ndarray, deprels: Sequence[str]) -> tupl
     if len(labels) != n + 1:
         raise ValueError(f"deprels has length {len(labels)}, expected {n + 1}")
     for i in range(1, n + 1):
-        if not 0 <= h[i] <= n or h[i] == i:
+        if not 0 <= h[i] <= n:
             raise ValueError(f"word {i} has invalid head {h[i]}")
     return h, labels
 
@@ -118,49 +114,9 @@ def _children(h: list[int]) -> list[list[int]]:
     return kids
 
 
-def _euler(h: list[int]) -> tuple[list[int], list[int], list[int]] | None:
-    """Pre-order entry/exit numbers and depths; None when the graph is not a tree."""
-    n = len(h) - 1
-    kids = _children(h)
-    tin = [0] * (n + 1)
-    tout = [0] * (n + 1)
-    depth = [0] * (n + 1)
-    clock = 0
-    stack = [(0, 0)]
-    seen = 0
-    while stack:
-        node, state = stack.pop()
-        if state == 0:
-            tin[node] = clock
-            clock += 1
-            seen += 1
-            stack.append((node, 1))
-            dn = depth[node] + 1
-            for c in reversed(kids[node]):
-                depth[c] = dn
-                stack.append((c, 0))
-        else:
-            tout[node] = clock
-    if seen != n + 1:  # a cycle: some words are not reachable from the root
-        return None
-    return tin, tout, depth
-
-
-def _nonprojective(h: list[int], tin: list[int], tout: list[int]) -> list[int]:
-    """Words whose arc is non-projective (MaltParser's DependencyNode.isProjective)."""
-    out = []
-    for d in range(1, len(h)):
-        g = h[d]
-        if g == 0:
-            continue
-        lo, hi = (g, d) if g < d else (d, g)
-        a, b = tin[g], tout[g]
-        for k in range(lo + 1, hi):
-            t = tin[k]
-            if t < a or t >= b:
-                out.append(d)
-                break
-    return out
+# --------------------------------------------------------------------------
+# projectivization
+# --------------------------------------------------------------------------
 
 
 def pseudo_projectivize(
@@ -201,9 +157,10 @@ def pseudo_projectivize(
     the output may stay non-projective.
 
     Defaults: MaltParser's ``-pcr`` default is ``none`` and its ``-plo`` default
-    ``shortest``, as here. Its ``-pp`` default is ``none`` (no transformation at
-    all); this function defaults to ``"head"`` instead. ``scheme="none"`` is
-    accepted and, like MaltParser, only applies the covered-root step.
+    ``shortest`` (its appdata/options.xml), as here. Its ``-pp`` default is
+    ``none`` (no transformation at all); this function defaults to ``"head"``
+    instead. ``scheme="none"`` is accepted and, like MaltParser, only applies
+    the covered-root step.
 
     A projective tree is returned unchanged (copies). A graph with a cycle is
     returned unchanged too, as MaltParser does for non-trees.
@@ -216,116 +173,139 @@ def pseudo_projectivize(
     if lift_order not in LIFT_ORDERS:
         raise ValueError(f"unknown lift_order {lift_order!r}; expected one of {LIFT_ORDERS}")
     h, labels = _as_lists(heads, deprels)
-    n = len(h) - 1
-    if scheme == "none" and covered_roots == "none":
+    nothing_to_do = scheme == "none" and covered_roots == "none"
+    # A projective tree has no covered roots either: a covered root makes its covering arc non-projective.
+    if nothing_to_do or trees.find_cycle(h) is not None or trees.is_projective(h):
         return np.array(h, dtype=np.int64), labels
-    if _euler(h) is None or is_projective(h):
-        # No covered roots either: a covered root makes its covering arc non-projective.
-        return np.array(h, dtype=np.int64), labels
+    lifting = _Lifting(h, covered_roots, lift_order)
+    lifting.run(lift=scheme != "none")
+    return np.array(lifting.heads, dtype=np.int64), lifting.encode(labels, scheme)
 
-    original_labels = list(labels)
-    length = [0] + [abs(i - h[i]) for i in range(1, n + 1)]
-    lifted = [False] * (n + 1)
-    first_head = [0] * (n + 1)  # original head of a lifted word (its first lift)
-    path = [False] * (n + 1)
-    covered = [False] * (n + 1)
 
-    def attach_covered(d: int) -> bool:
+class _Lifting:
+    """One pseudo-projectivization in progress: the current heads and what happened to each word.
+
+    Kept as one object because MaltParser's covered-root step, lifting order
+    and label encoding all read the same per-word record (original arc
+    length, lifted or not, first head, path mark, covered root).
+    """
+
+    def __init__(self, heads: list[int], covered_roots: str, lift_order: str) -> None:
+        n = len(heads) - 1
+        self.heads = heads
+        self.covered_roots = covered_roots
+        self.lift_order = lift_order
+        self.length = [0] + [abs(i - heads[i]) for i in range(1, n + 1)]  # ORIGINAL arc lengths
+        self.lifted = [False] * (n + 1)
+        self.first_head = [0] * (n + 1)  # original head of a lifted word (its first lift)
+        self.path = [False] * (n + 1)
+        self.covered = [False] * (n + 1)
+
+    def run(self, lift: bool) -> None:
+        """MaltParser's order of steps: covered roots first (or during lifting for ``ignore``), then lifting."""
+        h = self.heads
+        words = range(1, len(h))
+        if self.covered_roots == "ignore":
+            if lift:
+                self._lift_until_projective(use_covered=True)
+                for i in words:
+                    if self.covered[i]:
+                        h[i] = 0
+            return
+        if self.covered_roots != "none":
+            for d in words:
+                self._attach_covered(d)
+        if lift:
+            self._lift_until_projective(use_covered=False)
+
+    def _lift_until_projective(self, use_covered: bool) -> None:
+        """Nivre & Nilsson's loop: lift the chosen non-projective word until none is left.
+
+        With ``use_covered`` (``-pcr ignore``) a chosen arc that covers root
+        words attaches them instead of being lifted, in that round.
+        """
+        while True:
+            candidates = np.flatnonzero(trees.non_projective_arcs(self.heads)).tolist()
+            if not candidates:
+                return
+            d = self._pick(candidates)
+            if use_covered and self._attach_covered(d):
+                continue
+            self._lift(d)
+
+    def _pick(self, candidates: list[int]) -> int:
+        """The word to lift next: MaltParser's ``shortest`` (ORIGINAL arc length) or ``deepest``; ties to the lowest index."""
+        if self.lift_order == "deepest":
+            depth = trees.depths(self.heads).tolist()
+            key = [-depth[i] for i in candidates]
+        else:
+            key = [self.length[i] for i in candidates]
+        return candidates[key.index(min(key))]
+
+    def _lift(self, d: int) -> None:
+        """Move ``d`` to its grandparent, recording its first head and the path mark of the word left."""
+        h = self.heads
+        g = h[d]
+        self.lifted[d] = True
+        if not self.first_head[d]:
+            self.first_head[d] = g
+        self.path[g] = True
+        h[d] = h[g]
+
+    def _attach_covered(self, d: int) -> bool:
+        """Attach the root words covered by the arc ``heads[d] -> d`` per ``covered_roots``; True if any.
+
+        A root word is covered when its whole yield lies strictly inside the
+        arc (MaltParser recomputes the yields after each attachment, which
+        can only grow a later root word's yield).
+        """
+        h = self.heads
         g = h[d]
         if g == 0:
             return False
         lo, hi = (g, d) if g < d else (d, g)
+        target = self._covered_target(g, d)
         found = False
         for i in range(lo + 1, hi):
-            if lifted[i] or h[i] != 0:
+            if self.lifted[i] or h[i] != 0:
                 continue
-            tin, tout, _ = _euler(h)  # type: ignore[misc]
-            a, b = tin[i], tout[i]
-            left = right = i
-            for k in range(1, n + 1):
-                if a <= tin[k] < b:
-                    if k < left:
-                        left = k
-                    if k > right:
-                        right = k
-            if lo < left and right < hi:
-                if covered_roots == "left":
-                    target = g if g < d else d
-                elif covered_roots == "right":
-                    target = g if d < g else d
-                else:  # "head" and "ignore"
-                    target = g
+            m = trees.yield_masks(h)[i]
+            if lo < (m & -m).bit_length() - 1 and m.bit_length() - 1 < hi:
                 h[i] = target
-                covered[i] = True
+                self.covered[i] = True
                 found = True
         return found
 
-    def pick(candidates: list[int], depth: list[int]) -> int:
-        best = candidates[0]
-        if lift_order == "deepest":
-            for i in candidates[1:]:
-                if depth[i] > depth[best]:
-                    best = i
-        else:
-            for i in candidates[1:]:
-                li, lb = length[i], length[best]  # ties: the lowest index stays
-                if li < lb:
-                    best = i
-        return best
+    def _covered_target(self, g: int, d: int) -> int:
+        """Where a root word covered by ``g -> d`` goes: the arc's left end, right end or head."""
+        if self.covered_roots == "left":
+            return min(g, d)
+        if self.covered_roots == "right":
+            return max(g, d)
+        return g  # "head" and "ignore"
 
-    def lift(d: int) -> None:
-        g = h[d]
-        lifted[d] = True
-        if not first_head[d]:
-            first_head[d] = g
-        path[g] = True
-        h[d] = h[g]
-
-    def lifting_loop(use_covered: bool) -> None:
-        while True:
-            tin, tout, depth = _euler(h)  # type: ignore[misc]
-            cands = _nonprojective(h, tin, tout)
-            if not cands:
-                return
-            d = pick(cands, depth)
-            if use_covered and attach_covered(d):
+    def encode(self, original: list[str], scheme: str) -> list[str]:
+        """The output labels: each word's original label plus its lift / path / covered-root decoration."""
+        labels = list(original)
+        mark_covered = self.covered_roots not in ("none", "ignore")
+        for i in range(1, len(labels)):
+            lab = original[i]
+            if self.covered[i]:
+                if mark_covered:
+                    labels[i] = lab + COVERED_SUFFIX
                 continue
-            lift(d)
-
-    if covered_roots == "ignore":
-        if scheme != "none":
-            lifting_loop(use_covered=True)
-            for i in range(1, n + 1):
-                if covered[i]:
-                    h[i] = 0
-    else:
-        if covered_roots != "none":
-            for t in range(1, n + 1):
-                attach_covered(t)
-        if scheme != "none":
-            lifting_loop(use_covered=False)
-
-    mark_covered = covered_roots not in ("none", "ignore")
-    for i in range(1, n + 1):
-        lab = original_labels[i]
-        if covered[i]:
-            if mark_covered:
-                labels[i] = lab + COVERED_SUFFIX
-            continue
-        if scheme == "head":
-            if lifted[i]:
-                labels[i] = lab + LIFT_SEP + original_labels[first_head[i]]
-        elif scheme == "path":
-            if lifted[i]:
-                labels[i] = lab + LIFT_SEP + (PATH_MARK if path[i] else "")
-            elif path[i]:
-                labels[i] = lab + PATH_MARK
-        elif scheme == "head+path":
-            if lifted[i]:
-                labels[i] = lab + LIFT_SEP + original_labels[first_head[i]] + (PATH_MARK if path[i] else "")
-            elif path[i]:
-                labels[i] = lab + PATH_MARK
-    return np.array(h, dtype=np.int64), labels
+            path = PATH_MARK if self.path[i] else ""
+            if self.lifted[i]:
+                head_label = original[self.first_head[i]]
+                if scheme == "head":
+                    labels[i] = lab + LIFT_SEP + head_label
+                elif scheme == "path":
+                    labels[i] = lab + LIFT_SEP + path
+                elif scheme == "head+path":
+                    labels[i] = lab + LIFT_SEP + head_label + path
+            elif path and scheme in ("path", "head+path"):
+                labels[i] = lab + path
+        return labels
 
 
 def strip_pseudo_labels(deprels: Sequence[str]) -> list[str]:
@@ -342,6 +322,11 @@ def strip_pseudo_labels(deprels: Sequence[str]) -> list[str]:
             lab = lab[:p]
         out.append(lab)
     return out
+
+
+# --------------------------------------------------------------------------
+# deprojectivization
+# --------------------------------------------------------------------------
 
 
 def deprojectivize(
@@ -374,57 +359,198 @@ def deprojectivize(
 
     Each node's dependents are enqueued by distance to the lifted word, sorted
     with MaltParser's unstable selection sort (mirrored, tie order included).
-    Labels are always stripped, even when no head is found.
+    Labels are always stripped, even when no head is found. The traversal is
+    iterative, so any tree depth works at any call depth.
     """
     scheme = _check_scheme(scheme)
     h, labels = _as_lists(heads, deprels)
-    n = len(h) - 1
-    lifted = [False] * (n + 1)
-    path = [False] * (n + 1)
-    want: list[str | None] = [None] * (n + 1)
-    covered = []
-    any_lifted = False
-    for i in range(1, n + 1):
-        lab = labels[i]
+    marks = _Marks(labels)
+    for i in marks.covered:
+        h[i] = 0
+    if any(marks.lifted) and scheme not in ("baseline", "none") and trees.find_cycle(h) is None:
+        _Deprojectivizer(h, marks, scheme).run()
+    return np.array(h, dtype=np.int64), marks.labels
+
+
+class _Marks:
+    """The decorations read off (and stripped from) the labels: MaltParser's first deproj step.
+
+    ``%`` marks a path word, ``|x`` a lifted word whose original head had
+    label ``x`` (``want``; None for a bare ``|``), ``|null`` a covered root.
+    """
+
+    def __init__(self, labels: list[str]) -> None:
+        n = len(labels) - 1
+        self.labels = labels
+        self.lifted = [False] * (n + 1)
+        self.path = [False] * (n + 1)
+        self.want: list[str | None] = [None] * (n + 1)
+        self.covered: list[int] = []
+        for i in range(1, n + 1):
+            labels[i] = self._split(i, labels[i])
+
+    def _split(self, i: int, lab: str) -> str:
+        """Record word ``i``'s decorations and return its bare label."""
         p = lab.find(PATH_MARK)
         if p != -1:
             lab = lab[:p]
-            path[i] = True
+            self.path[i] = True
         p = lab.find(LIFT_SEP)
         if p != -1 and COVERED_SUFFIX not in lab:
             if p + 1 < len(lab):
-                want[i] = lab[p + 1 :]
-            lifted[i] = True
-            any_lifted = True
+                self.want[i] = lab[p + 1 :]
+            self.lifted[i] = True
             lab = lab[:p]
         p = lab.find(COVERED_SUFFIX)
         if p != -1:
             lab = lab[:p]
-            covered.append(i)
-        labels[i] = lab
-    for i in covered:
-        h[i] = 0
-    if not any_lifted or scheme in ("baseline", "none") or _euler(h) is None:
-        return np.array(h, dtype=np.int64), labels
+            self.covered.append(i)
+        return lab
 
-    # Dependents kept as sorted lists, updated on every move.
-    kids = _children(h)
 
-    def move(d: int, new_head: int) -> None:
-        kids[h[d]].remove(d)
-        lst = kids[new_head]
+class _Visit:
+    """One pending call of MaltParser's recursive deprojectivizeWith* on ``node``, as an explicit stack frame."""
+
+    __slots__ = ("node", "start", "success", "children_ok", "attempts", "children", "next")
+
+    def __init__(self, node: int, start: int, success: bool) -> None:
+        self.node = node
+        self.start = start  # version of the tree when the call began
+        self.success = success  # the node's own lift (if any) found its head
+        self.children_ok = True
+        self.attempts = 2  # a level is visited again once when something below failed
+        self.children: list[int] = []
+        self.next = 0
+
+
+class _Deprojectivizer:
+    """MaltParser's deprojectivization of one tree: the breadth-first head searches and the top-down visit."""
+
+    def __init__(self, heads: list[int], marks: _Marks, scheme: str) -> None:
+        self.heads = heads
+        self.labels = marks.labels
+        self.lifted = marks.lifted
+        self.path = marks.path
+        self.want = marks.want
+        self.kids = _children(heads)  # kept sorted, updated on every move
+        self.find: Callable[[int], int | None] = {
+            "head": self._find_by_head,
+            "path": self._find_by_path,
+            "head+path": self._find_by_head_and_path,
+        }[scheme]
+        self.scheme = scheme
+        # A visit is a pure function of the current tree, so a visit that moved
+        # nothing is cached against a version counter that every move bumps:
+        # MaltParser's retry rule could otherwise revisit a failing subtree 2^depth times.
+        self.version = 0
+        self.clean: dict[int, tuple[int, bool]] = {}
+
+    def run(self) -> None:
+        """Visit the tree from the root, unless (head scheme) no lifted word can find a head at all."""
+        words = range(1, len(self.heads))
+        if self.scheme == "head" and not any(self.lifted[i] and self.find(i) is not None for i in words):
+            return
+        self._visit_all(0)
+
+    # ---- the top-down visit (MaltParser's deprojectivizeWith{Head,Path,HeadAndPath})
+
+    def _visit_all(self, root: int) -> bool:
+        """The recursive visit of ``root``, run on an explicit stack (trees can be deeper than Python's stack)."""
+        entered = self._enter(root)
+        if isinstance(entered, bool):
+            return entered
+        stack = [entered]
+        while True:
+            frame = stack[-1]
+            if frame.next < len(frame.children):
+                child = frame.children[frame.next]
+                frame.next += 1
+                entered = self._enter(child)
+                if isinstance(entered, _Visit):
+                    stack.append(entered)
+                elif not entered:
+                    frame.children_ok = False
+                continue
+            if self._retry(frame):
+                continue
+            result = self._leave(frame)
+            stack.pop()
+            if not stack:
+                return result
+            if not result:
+                stack[-1].children_ok = False
+
+    def _enter(self, node: int) -> _Visit | bool:
+        """Start visiting ``node``: its cached result, or a frame after moving the node itself if it was lifted."""
+        cached = self.clean.get(node)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        frame = _Visit(node, self.version, self._reattach(node))
+        frame.children = self._visit_order(node)
+        return frame
+
+    def _retry(self, frame: _Visit) -> bool:
+        """After a round over the children: start the second round if one failed and a round is left."""
+        frame.attempts -= 1
+        if frame.children_ok or not frame.attempts:
+            return False
+        frame.children_ok = True
+        frame.children = self._visit_order(frame.node)
+        frame.next = 0
+        return True
+
+    def _leave(self, frame: _Visit) -> bool:
+        """The visit's result (own lift and every child succeeded), cached when the tree did not change."""
+        result = frame.children_ok and frame.success
+        if self.version == frame.start:
+            self.clean[frame.node] = (frame.start, result)
+        return result
+
+    def _reattach(self, node: int) -> bool:
+        """Move a lifted ``node`` to the head its encoding asks for; False when none is found.
+
+        (MaltParser's path variants try the same search twice; the second
+        attempt can only repeat the first one's result.)
+        """
+        if not self.lifted[node]:
+            return True
+        target = self.find(node)
+        if target is None:
+            return False
+        self._move(node, target)
+        self.version += 1
+        self.lifted[node] = False
+        return True
+
+    def _visit_order(self, node: int) -> list[int]:
+        """MaltParser's child order: left dependents leftmost-first, then right dependents rightmost-first."""
+        ks = self.kids[node]
+        s = 0
+        while s < len(ks) and ks[s] < node:
+            s += 1
+        return ks[:s] + ks[s:][::-1]
+
+    def _move(self, d: int, new_head: int) -> None:
+        """Re-attach ``d`` to ``new_head``, keeping the dependent lists sorted."""
+        self.kids[self.heads[d]].remove(d)
+        lst = self.kids[new_head]
         j = len(lst)
         while j and lst[j - 1] > d:
             j -= 1
         lst.insert(j, d)
-        h[d] = new_head
+        self.heads[d] = new_head
 
-    def sorted_dependents(gov: int, avoid: int, percent_only: bool) -> list[int]:
-        # MaltParser's findAllDependentsVectorSortedByDistanceToPProjNode: the
-        # dependents in index order, then a selection sort on the distance to
-        # the lifted word that swaps the minimum into place (so it is not
-        # stable: ties can come out of index order).
-        deps = list(kids[gov])
+    # ---- the breadth-first head searches
+
+    def _sorted_dependents(self, gov: int, avoid: int, percent_only: bool) -> list[int]:
+        """MaltParser's findAllDependentsVectorSortedByDistanceToPProjNode.
+
+        The dependents in index order, then a selection sort on the distance
+        to the lifted word that swaps the minimum into place (so it is not
+        stable: ties can come out of index order); the lifted word itself is
+        left out, and with ``percent_only`` every word without a path mark.
+        """
+        deps = list(self.kids[gov])
         m = len(deps)
         if m > 1:
             dist = [abs(x - avoid) for x in deps]
@@ -439,113 +565,49 @@ def deprojectivize(
                     dist[i], dist[smallest] = dist[smallest], dist[i]
                     deps[i], deps[smallest] = deps[smallest], deps[i]
         if percent_only:
+            path = self.path
             return [x for x in deps if x != avoid and path[x]]
         return [x for x in deps if x != avoid]
 
-    def search_head(start: int, avoid: int, label: str | None) -> int | None:
-        queue = sorted_dependents(start, avoid, False)
+    def _find_by_head(self, node: int) -> int | None:
+        """``head`` scheme: the first node below the current head labelled as the original head was."""
+        label = self.want[node]
+        queue = self._sorted_dependents(self.heads[node], node, False)
         qi = 0
         while qi < len(queue):
             dep = queue[qi]
             qi += 1
-            if labels[dep] == label:
+            if self.labels[dep] == label:
                 return dep
-            queue.extend(sorted_dependents(dep, avoid, False))
+            queue.extend(self._sorted_dependents(dep, node, False))
         return None
 
-    def search_path(start: int, avoid: int) -> int | None:
-        queue = sorted_dependents(start, avoid, True)
+    def _find_by_path(self, node: int) -> int | None:
+        """``path`` scheme: the first end of a chain of ``%`` nodes below the current head."""
+        queue = self._sorted_dependents(self.heads[node], node, True)
         qi = 0
         while qi < len(queue):
             dep = queue[qi]
             qi += 1
-            nxt = sorted_dependents(dep, avoid, True)
+            nxt = self._sorted_dependents(dep, node, True)
             if not nxt:
                 return dep
             queue.extend(nxt)
         return None
 
-    def search_head_path(start: int, avoid: int, label: str | None) -> int | None:
-        queue = sorted_dependents(start, avoid, True)
+    def _find_by_head_and_path(self, node: int) -> int | None:
+        """``head+path``: the end of a ``%`` chain with the wanted label, else the first ``%`` node with it that has ``%`` children."""
+        label = self.want[node]
+        queue = self._sorted_dependents(self.heads[node], node, True)
         second: int | None = None
         qi = 0
         while qi < len(queue):
             dep = queue[qi]
             qi += 1
-            nxt = sorted_dependents(dep, avoid, True)
-            if not nxt and labels[dep] == label:
+            nxt = self._sorted_dependents(dep, node, True)
+            if not nxt and self.labels[dep] == label:
                 return dep
             queue.extend(nxt)
-            if nxt and second is None and labels[dep] == label:
+            if nxt and second is None and self.labels[dep] == label:
                 second = dep
         return second
-
-    if scheme == "head":
-
-        def find(node: int) -> int | None:
-            return search_head(h[node], node, want[node])
-
-    elif scheme == "path":
-
-        def find(node: int) -> int | None:
-            return search_path(h[node], node)
-
-    else:
-
-        def find(node: int) -> int | None:
-            return search_head_path(h[node], node, want[node])
-
-    if scheme == "head" and not any(lifted[i] and find(i) is not None for i in range(1, n + 1)):
-        return np.array(h, dtype=np.int64), labels
-
-    # The recursion below is MaltParser's deprojectivizeWith{Head,Path,HeadAndPath}.
-    # Its retry rule can revisit a failing subtree 2^depth times; a call is a pure
-    # function of the current tree, so a call that changed nothing is cached
-    # against a version counter that every move bumps.
-    version = [0]
-    clean: dict[int, tuple[int, bool]] = {}
-
-    def visit(node: int) -> bool:
-        cached = clean.get(node)
-        if cached is not None and cached[0] == version[0]:
-            return cached[1]
-        start = version[0]
-        success = True
-        if lifted[node]:
-            # (the path variants try the same search twice; the second attempt
-            # can only repeat the first one's result)
-            target = find(node)
-            if target is not None:
-                move(node, target)
-                version[0] += 1
-                lifted[node] = False
-            else:
-                success = False
-        child_success = False
-        attempts = 2
-        while not child_success and attempts > 0:
-            child_success = True
-            ks = kids[node]
-            s = 0
-            while s < len(ks) and ks[s] < node:
-                s += 1
-            children = ks[:s] + ks[s:][::-1]
-            for c in children:
-                if not visit(c):
-                    child_success = False
-            attempts -= 1
-        result = child_success and success
-        if version[0] == start:
-            clean[node] = (start, result)
-        return result
-
-    need = n + 100  # recursion depth is at most the tree depth, at most n
-    old_limit = sys.getrecursionlimit()
-    if need > old_limit:
-        sys.setrecursionlimit(need)
-    try:
-        visit(0)
-    finally:
-        if need > old_limit:
-            sys.setrecursionlimit(old_limit)
-    return np.array(h, dtype=np.int64), labels
