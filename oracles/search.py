@@ -138,13 +138,13 @@ class _Gold:
                 yield labelled, system.apply(config, labelled)
 
     def finished_well(self, before: Configuration, after: Configuration) -> bool:
-        """Words that ``after`` detaches are right and have all their gold dependents.
+        """Words that ``after`` detaches are right and have all their gold dependents attached to them.
 
         Only meaningful under ``detached_words_final``: such a word can never
-        change or receive a dependent again.
+        change, nor gain or lose a dependent, again.
         """
         for w in self.active(before) - self.active(after):
-            if self.wrong(after, w) or any(after.heads[d] == -1 for d in self.children[w]):
+            if self.wrong(after, w) or any(after.heads[d] != w for d in self.children[w]):
                 return False
         return True
 

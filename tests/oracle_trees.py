@@ -27,6 +27,19 @@ SYSTEM_SPECS: list[tuple[str, dict]] = [
     ("swap", {"order": "lazy"}),
 ]
 
+# one spec per distinct set of transitions (the options above that only choose an oracle are dropped)
+TRANSITION_SPECS: list[tuple[str, dict]] = [
+    ("arc-standard", {}),
+    ("arc-hybrid", {}),
+    ("arc-eager", {"reduce": "eager"}),
+    ("nm-arc-eager", {"variant": "L", "reduce": "eager"}),
+    ("nm-arc-eager", {"variant": "D", "reduce": "lazy"}),
+    ("nm-arc-eager", {"variant": "LD", "reduce": "eager"}),
+    ("attardi", {"degree": 2}),
+    ("attardi", {"degree": 3}),
+    ("swap", {"order": "eager"}),
+]
+
 
 def spec_id(spec: tuple[str, dict]) -> str:
     name, options = spec
