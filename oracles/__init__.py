@@ -1,1 +1,81 @@
-"""Transition systems with their static and dynamic oracles."""
+"""Transition systems with their static oracles and an exhaustive reference search.
+
+>>> from oracles import get_system
+>>> system = get_system("arc-standard")
+>>> system.static_oracle([-1, 2, 0], ["", "nsubj", "root"])
+['SH', 'SH', 'LA(nsubj)', 'RA(root)']
+
+The interface is in :mod:`oracles.system`; one module per family of systems
+(:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
+:mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
+the exhaustive search in :mod:`oracles.search`.
+"""
+
+from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
+from .arc_hybrid import ArcHybrid
+from .arc_standard import ArcStandard
+from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
+from .search import (
+    Budget,
+    BudgetExceeded,
+    ExhaustiveSearch,
+    SearchError,
+    derivable,
+    exact_costs,
+    min_loss,
+    reachable_trees,
+    search_oracle,
+)
+from .swap import SWAP_ORDERS, Swap
+from .system import (
+    SYSTEMS,
+    Action,
+    Configuration,
+    IllegalAction,
+    IncompleteDerivation,
+    SystemSpecError,
+    TransitionSystem,
+    format_action,
+    get_system,
+    has_own_static_oracle,
+    load_system,
+    make_system,
+    parse_action,
+)
+
+__all__ = [
+    "Action",
+    "ArcEager",
+    "ArcHybrid",
+    "ArcStandard",
+    "Attardi",
+    "Budget",
+    "BudgetExceeded",
+    "Configuration",
+    "ExhaustiveSearch",
+    "IllegalAction",
+    "IncompleteDerivation",
+    "MAX_DEGREE",
+    "NM_VARIANTS",
+    "NonMonotonicArcEager",
+    "REDUCE_MODES",
+    "SWAP_ORDERS",
+    "SYSTEMS",
+    "SearchError",
+    "Swap",
+    "SystemSpecError",
+    "TransitionSystem",
+    "canonical_oracle",
+    "derivable",
+    "exact_costs",
+    "format_action",
+    "get_system",
+    "has_own_static_oracle",
+    "load_system",
+    "make_system",
+    "min_degree",
+    "min_loss",
+    "parse_action",
+    "reachable_trees",
+    "search_oracle",
+]

@@ -1,0 +1,224 @@
+"""Arc-eager (Nivre 2003) with the root at the end of the buffer, and its non-monotonic variants.
+
+Conventions follow Honnibal, Goldberg & Johnson (2013), papers/004 §2: the
+stack starts empty and the buffer holds ``1..n`` followed by the root 0,
+which may be shifted only onto an empty stack.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from treetool.trees import is_projective
+
+from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+
+__all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
+
+REDUCE_MODES = ("eager", "lazy")
+"""When the static oracle reduces: as soon as it is safe, or only when it must."""
+
+NM_VARIANTS = ("L", "D", "LD")
+"""Non-monotonic variants: L (Left-Arc may replace a head), D (Reduce may add s1 -> s0), or both."""
+
+
+def arc_eager_oracle(
+    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, reduce: str = "eager"
+) -> list[Action] | None:
+    """The usual static oracle of arc-eager (Nivre 2003, 2008), root at the end of the buffer.
+
+    In priority order: ``LA`` when s0's gold head is b0; ``RA`` when b0's gold
+    head is s0; ``RE`` when s0 has its head and all its gold dependents and
+    ``reduce`` says so; otherwise ``SH``. ``reduce="eager"`` reduces as soon
+    as that is safe; ``"lazy"`` only when it is needed, i.e. when b0's gold
+    head or a headless gold dependent of b0 lies below s0 on the stack, or b0
+    is the root (Nivre 2008 §4.2's condition). A reduction of s0 while it
+    still misses dependents would lose them, so the oracle then returns
+    ``None``, as it does when it gets stuck. Only gold arcs are built; the
+    oracle derives every projective tree and no other (checked against
+    exhaustive search). Linear time: the lazy test uses two counters.
+    """
+    if reduce not in REDUCE_MODES:
+        raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
+    lazy = reduce == "lazy"
+    heads = as_heads(gold_heads)
+    n = len(heads) - 1
+    pending = [0] * (n + 1)  # gold dependents not yet attached
+    for d in range(1, n + 1):
+        pending[heads[d]] += 1
+    has_head = [False] * (n + 1)
+    on_stack = [False] * (n + 1)
+    waiting = [0] * (n + 1)  # headless words on the stack, counted at their gold head
+    stack: list[int] = []
+    out: list[Action] = []
+    act = out.append
+    nxt = 1  # b0 = nxt for nxt <= n, the root 0 for nxt == n + 1; empty buffer after
+    while nxt <= n + 1:
+        b0 = nxt if nxt <= n else 0
+        if stack:
+            s0 = stack[-1]
+            if heads[s0] == b0 and not has_head[s0]:
+                if pending[s0]:
+                    return None  # s0 must leave now, but still lacks dependents
+                act("LA" if gold_labels is None else f"LA({gold_labels[s0]})")
+                pending[b0] -= 1
+                waiting[b0] -= 1
+                on_stack[s0] = False
+                stack.pop()
+                continue
+            if b0 and heads[b0] == s0:
+                act("RA" if gold_labels is None else f"RA({gold_labels[b0]})")
+                pending[s0] -= 1
+                has_head[b0] = on_stack[b0] = True
+                stack.append(b0)
+                nxt += 1
+                continue
+            if has_head[s0]:
+                needed = b0 == 0 or on_stack[heads[b0]] or waiting[b0]  # s0 hides b0's arc
+                if needed and pending[s0]:
+                    return None  # s0 must leave for b0, but still lacks dependents
+                if needed or not (lazy or pending[s0]):
+                    act("RE")
+                    on_stack[s0] = False
+                    stack.pop()
+                    continue
+            if b0 == 0:
+                return None  # the root may only be shifted onto an empty stack
+        act("SH")
+        if b0:
+            on_stack[b0] = True
+            waiting[heads[b0]] += 1
+        stack.append(b0)
+        nxt += 1
+    return out
+
+
+class ArcEager(TransitionSystem):
+    """Arc-eager (Nivre 2003) with the root last, as in Honnibal et al. (2013) §2.
+
+    Stack ``[]``, buffer ``1..n, 0``. ``SH``: move b0 to the stack (the root
+    0 only onto an empty stack). ``LA``: ``b0 -> s0``, pop (s0 has no head).
+    ``RA``: ``s0 -> b0``, push b0 (b0 != 0). ``RE``: pop (s0 has a head).
+    Final: empty buffer. Derives exactly the projective trees (checked
+    against exhaustive search). ``reduce`` (``eager``/``lazy``) selects the
+    static oracle's reduce policy (:func:`arc_eager_oracle`).
+    """
+
+    name = "arc-eager"
+    monotonic = True
+    detached_words_final = True
+    nm_left = False  # Left-Arc may replace an existing head (variant L)
+    nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
+
+    def __init__(self, reduce: str = "eager") -> None:
+        if reduce not in REDUCE_MODES:
+            raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
+        self.reduce = reduce
+
+    def options(self) -> dict[str, str]:
+        return {"reduce": self.reduce}
+
+    def initial(self, n: int, labeled: bool = False) -> Configuration:
+        return Configuration((), tuple(range(1, n + 1)) + (0,), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+
+    def legal(self, config: Configuration) -> list[Action]:
+        stack, buffer, heads = config.stack, config.buffer, config.heads
+        out = []
+        if buffer and (buffer[0] != 0 or not stack):
+            out.append("SH")
+        if stack:
+            headless = heads[stack[-1]] == -1
+            if buffer and (headless or self.nm_left):
+                out.append("LA")
+            if buffer and buffer[0] != 0:
+                out.append("RA")
+            if not headless or (self.nm_reduce and len(stack) >= 2):
+                out.append("RE")
+        return out
+
+    def apply(self, config: Configuration, action: Action) -> Configuration:
+        kind, degree, label = parse_action(action)
+        if degree != 1 or kind not in ("SH", "LA", "RA", "RE"):
+            raise IllegalAction(action, f"{self.name} has no transition {action}")
+        if label is not None and config.labels is None:
+            raise IllegalAction(action, "a labelled transition needs a labelled configuration")
+        if kind not in self.legal(config):
+            raise IllegalAction(action, self._why_not(config, kind))
+        stack, buffer = config.stack, config.buffer
+        if kind == "SH":
+            if label is not None:
+                raise IllegalAction(action, "SH takes no label")
+            return Configuration(stack + buffer[:1], buffer[1:], config.heads, config.labels)
+        if kind == "LA":
+            heads, labels = attach(config, stack[-1], buffer[0], label)
+            return Configuration(stack[:-1], buffer, heads, labels)
+        if kind == "RA":
+            heads, labels = attach(config, buffer[0], stack[-1], label)
+            return Configuration(stack + buffer[:1], buffer[1:], heads, labels)
+        if config.heads[stack[-1]] != -1:  # an ordinary reduce
+            if label is not None:
+                raise IllegalAction(action, "RE takes a label only when it attaches a headless s0 (variant D)")
+            return Configuration(stack[:-1], buffer, config.heads, config.labels)
+        heads, labels = attach(config, stack[-1], stack[-2], label)  # variant D: s1 -> s0
+        return Configuration(stack[:-1], buffer, heads, labels)
+
+    def _why_not(self, config: Configuration, kind: str) -> str:
+        stack, buffer = config.stack, config.buffer
+        if kind == "SH":
+            return "the buffer is empty" if not buffer else "the root 0 may only be shifted onto an empty stack"
+        if not stack:
+            return "the stack is empty"
+        if kind == "LA":
+            return "the buffer is empty" if not buffer else "s0 already has a head"
+        if kind == "RA":
+            return "the buffer is empty" if not buffer else "the root 0 cannot be a dependent"
+        return "s0 has no head yet"
+
+    def is_final(self, config: Configuration) -> bool:
+        return not config.buffer
+
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+        return arc_eager_oracle(gold_heads, gold_labels, self.reduce)
+
+    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+        """Exact: the system derives exactly the projective trees."""
+        return is_projective(gold_heads)
+
+
+class NonMonotonicArcEager(ArcEager):
+    """Non-monotonic arc-eager of Honnibal, Goldberg & Johnson (2013) §3.
+
+    Arc-eager (:class:`ArcEager`) with, per ``variant``:
+
+    * ``L`` (§3.1): ``LA`` is also legal when s0 already has a head; the old
+      arc is replaced by ``b0 -> s0``.
+    * ``D`` (§3.2): ``RE`` is also legal when s0 has no head and the stack
+      has at least two items; it then adds ``s1 -> s0`` before popping. The
+      paper reuses the label scored when s0 was pushed; here ``RE(x)`` sets
+      label x (the alternative of the paper's footnote 2) and a bare ``RE``
+      leaves the label unset.
+    * ``LD``: both.
+
+    Every arc-eager sequence is a valid sequence here with the same effect,
+    and these systems derive exactly the projective trees too (checked
+    against exhaustive search), so the static oracle is arc-eager's.
+    """
+
+    name = "nm-arc-eager"
+    monotonic = False
+
+    def __init__(self, variant: str = "LD", reduce: str = "eager") -> None:
+        if variant not in NM_VARIANTS:
+            raise ValueError(f"variant must be one of {', '.join(NM_VARIANTS)}, got {variant!r}")
+        super().__init__(reduce)
+        self.variant = variant
+        self.nm_left = "L" in variant
+        self.nm_reduce = "D" in variant
+
+    def options(self) -> dict[str, str]:
+        return {"variant": self.variant, "reduce": self.reduce}
+
+    def _why_not(self, config: Configuration, kind: str) -> str:
+        if kind == "RE" and config.stack and self.nm_reduce:
+            return "s0 has no head and no s1 to attach it to"
+        return super()._why_not(config, kind)

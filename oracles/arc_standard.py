@@ -1,0 +1,29 @@
+"""The arc-standard system (Nivre 2004): Attardi's system of degree 1."""
+
+from __future__ import annotations
+
+from .attardi import Attardi
+
+__all__ = ["ArcStandard"]
+
+
+class ArcStandard(Attardi):
+    """Arc-standard (Nivre 2004; Cohen et al. 2012, Example 1).
+
+    Stack ``[0]``, buffer ``1..n``. ``SH``: move b0 to the stack. ``LA``:
+    ``s1 <- s0``, pop s1 (s1 != 0). ``RA``: ``s1 -> s0``, pop s0. Final:
+    stack ``[0]`` and empty buffer. It is :class:`~oracles.attardi.Attardi`
+    of degree 1, so its static oracle is the canonical one of Cohen et al.
+    (2012, §3-4): reduce as soon as a reduction builds a gold arc whose
+    dependent is complete, RA (dependent s0) before LA (dependent s1),
+    otherwise shift. It derives exactly the projective trees (checked against
+    exhaustive search in tests/test_oracles_systems.py).
+    """
+
+    name = "arc-standard"
+
+    def __init__(self) -> None:
+        super().__init__(degree=1)
+
+    def options(self) -> dict[str, int]:
+        return {}

@@ -1,0 +1,195 @@
+"""The swap system (Nivre 2009) and its eager and lazy static oracles."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .arc_standard import ArcStandard
+from .attardi import bottom_up_run
+from .system import Action, Configuration, IllegalAction, as_heads, parse_action
+
+__all__ = ["Swap", "swap_oracle", "projective_order", "projective_components", "SWAP_ORDERS"]
+
+SWAP_ORDERS = ("eager", "lazy")
+"""Static-oracle orders: swap as soon as possible (Nivre 2009) or as late as possible (Nivre et al. 2009)."""
+
+
+def _children(heads: list[int]) -> list[list[int]]:
+    """Gold dependents of every node, in word order; ``ValueError`` when ``heads`` is not a tree from 0."""
+    n = len(heads) - 1
+    children: list[list[int]] = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        children[heads[d]].append(d)
+    seen = 1
+    frontier = [0]
+    while frontier:
+        kids = children[frontier.pop()]
+        seen += len(kids)
+        frontier.extend(kids)
+    if seen != n + 1:
+        raise ValueError("heads do not form a tree rooted at 0")
+    return children
+
+
+def projective_order(gold_heads: Sequence[int]) -> list[int]:
+    """Position of every node in the projective order of Nivre (2009), §3.
+
+    The order is the in-order traversal of the gold tree: each node comes
+    after the subtrees of its left dependents and before those of its right
+    dependents, siblings in word order. Sorting the words by it makes the
+    tree projective. Iterative, linear time.
+    """
+    heads = as_heads(gold_heads)
+    children = _children(heads)
+    position = [0] * len(heads)
+    count = 0
+    todo: list[tuple[int, bool]] = [(0, False)]  # (node, its own turn has come)
+    while todo:
+        node, emit = todo.pop()
+        if emit:
+            position[node] = count
+            count += 1
+            continue
+        kids = children[node]
+        for child in reversed(kids):  # pushed right to left: popped left to right
+            if child > node:
+                todo.append((child, False))
+        todo.append((node, True))
+        for child in reversed(kids):
+            if child < node:
+                todo.append((child, False))
+    return position
+
+
+def projective_components(gold_heads: Sequence[int]) -> list[int]:
+    """Maximal projective component of every node (Nivre, Kuhlmann & Hall 2009, §3).
+
+    The components are the subtrees that arc-standard builds without swapping:
+    run its canonical oracle (:func:`~oracles.attardi.bottom_up_run`, degree
+    1) over the words in their original order until the buffer is empty;
+    every word is attached, through gold arcs built in that run, to one of
+    the items left on the stack, which names its component.
+    """
+    heads = as_heads(gold_heads)
+    _, _, roots = bottom_up_run(heads, 1)
+    component = [-1] * len(heads)
+    for root in roots:
+        component[root] = root
+    for w in range(1, len(heads)):
+        path = []
+        while component[w] < 0:
+            path.append(w)
+            w = heads[w]
+        for v in path:
+            component[v] = component[w]
+    return component
+
+
+def swap_oracle(
+    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, order: str = "eager"
+) -> list[Action] | None:
+    """Static oracle of the swap system, eager (Nivre 2009 §3) or lazy (Nivre, Kuhlmann & Hall 2009).
+
+    With s1, s0 the two top items: ``LA`` when s1's gold head is s0 and s1
+    has all its gold dependents; ``RA`` when s0's gold head is s1 and s0 is
+    complete; ``SW`` when s0 precedes s1 in the projective order
+    (:func:`projective_order`) and, for ``lazy``, the buffer is empty or s0
+    and b0 lie in different maximal projective components
+    (:func:`projective_components`), which delays swaps until a component is
+    built; otherwise ``SH``. Every tree is derived (Nivre 2009, Theorem 2);
+    ``None`` is returned only for input that is not a tree.
+    """
+    if order not in SWAP_ORDERS:
+        raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
+    heads = as_heads(gold_heads)
+    try:
+        position = projective_order(heads)
+    except ValueError:
+        return None
+    component = projective_components(heads) if order == "lazy" else None
+    n = len(heads) - 1
+    pending = [0] * (n + 1)
+    for d in range(1, n + 1):
+        pending[heads[d]] += 1
+    stack = [0]
+    buffer = list(range(n, 0, -1))  # front at the end
+    out: list[Action] = []
+    act = out.append
+    while True:
+        if len(stack) >= 2:
+            s0, s1 = stack[-1], stack[-2]
+            if heads[s1] == s0 and not pending[s1]:  # heads[0] == -1: never for s1 = 0
+                act("LA" if gold_labels is None else f"LA({gold_labels[s1]})")
+                pending[s0] -= 1
+                del stack[-2]
+                continue
+            if heads[s0] == s1 and not pending[s0]:
+                act("RA" if gold_labels is None else f"RA({gold_labels[s0]})")
+                pending[s1] -= 1
+                stack.pop()
+                continue
+            if position[s0] < position[s1] and (
+                component is None or not buffer or component[s0] != component[buffer[-1]]
+            ):
+                act("SW")
+                stack[-2] = s0
+                stack.pop()
+                buffer.append(s1)
+                continue
+        if not buffer:
+            return out if len(stack) == 1 else None
+        stack.append(buffer.pop())
+        act("SH")
+
+
+class Swap(ArcStandard):
+    """The swap system of Nivre (2009): arc-standard plus ``SW``.
+
+    Stack ``[0]``, buffer ``1..n``. ``SH``, ``LA``, ``RA`` as in arc-standard
+    (``LA``: ``s1 <- s0``, pop s1, s1 != 0; ``RA``: ``s1 -> s0``, pop s0);
+    ``SW``: move s1 back to the front of the buffer (0 < s1 < s0, word
+    indices). Final: stack ``[0]`` and empty buffer. Derives every tree
+    (Nivre 2009; checked against exhaustive search). ``order`` selects the
+    static oracle: ``eager`` (Nivre 2009) or ``lazy`` (Nivre, Kuhlmann & Hall
+    2009), see :func:`swap_oracle`.
+    """
+
+    name = "swap"
+
+    def __init__(self, order: str = "eager") -> None:
+        if order not in SWAP_ORDERS:
+            raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
+        super().__init__()
+        self.order = order
+
+    def options(self) -> dict[str, str]:
+        return {"order": self.order}
+
+    def legal(self, config: Configuration) -> list[Action]:
+        out = super().legal(config)
+        stack = config.stack
+        if len(stack) >= 2 and 0 < stack[-2] < stack[-1]:
+            out.append("SW")
+        return out
+
+    def apply(self, config: Configuration, action: Action) -> Configuration:
+        kind, degree, label = parse_action(action)
+        if kind != "SW":
+            return super().apply(config, action)
+        stack = config.stack
+        if degree != 1 or label is not None:
+            raise IllegalAction(action, "SW takes no degree or label")
+        if len(stack) < 2 or not 0 < stack[-2] < stack[-1]:
+            raise IllegalAction(action, "needs 0 < s1 < s0")
+        return Configuration(stack[:-2] + stack[-1:], stack[-2:-1] + config.buffer, config.heads, config.labels)
+
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+        return swap_oracle(gold_heads, gold_labels, self.order)
+
+    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+        """Exact: the swap system derives every tree (Nivre 2009)."""
+        try:
+            _children(as_heads(gold_heads))
+        except ValueError:
+            return False
+        return True
