@@ -9,9 +9,12 @@ import typer
 from treetool import __version__
 
 from .common import TreetoolCommand
+from . import coverage as coverage_module
 from . import deprojectivize as deprojectivize_module
 from . import filter as filter_module
+from . import oracle as oracle_module
 from . import projectivize as projectivize_module
+from . import replay as replay_module
 from . import stats as stats_module
 from .common import run_app
 
@@ -50,6 +53,9 @@ app.command("projectivize", cls=TreetoolCommand)(projectivize_module.projectiviz
 app.command("deprojectivize", cls=TreetoolCommand)(deprojectivize_module.deprojectivize_command)
 app.command("stats", cls=TreetoolCommand)(stats_module.stats_command)
 app.command("filter", cls=TreetoolCommand)(filter_module.filter_command)
+app.command("oracle", cls=TreetoolCommand)(oracle_module.oracle_command)
+app.command("replay", cls=TreetoolCommand)(replay_module.replay_command)
+app.command("coverage", cls=TreetoolCommand)(coverage_module.coverage_command)
 
 
 def main() -> None:

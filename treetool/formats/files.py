@@ -117,7 +117,7 @@ def format_from_text(text: str) -> str | None:
     return None
 
 
-_stdin: IO[bytes] | None = None
+_stdin: tuple[IO[bytes], IO[bytes]] | None = None  # (sys.stdin.buffer, its decompressed stream)
 
 
 def open_binary_input(path: str) -> IO[bytes]:
@@ -131,9 +131,10 @@ def open_binary_input(path: str) -> IO[bytes]:
     """
     global _stdin
     if path == "-":
-        if _stdin is None:
-            _stdin = _decompressed(_peekable(sys.stdin.buffer))
-        return _stdin
+        source = sys.stdin.buffer
+        if _stdin is None or _stdin[0] is not source:  # first use, or stdin was replaced (a test runner)
+            _stdin = (source, _decompressed(_peekable(source)))
+        return _stdin[1]
     try:
         raw = open(path, "rb")
     except OSError as err:

@@ -1,0 +1,161 @@
+"""``treetool oracle``: gold transition sequences for every sentence, for any transition system."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Optional
+
+import typer
+
+from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
+from treetool.errors import TreebankError
+from treetool.formats.files import AtomicOutput
+from treetool.report import write_json_report
+from treetool.sentence import Sentence
+from treetool.treebank import TreebankWriter, read_treebank
+
+from .common import (
+    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, choices, cli_command, error, error_policy,
+    input_formats, refuse_inapplicable,
+)
+from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+
+SEQUENCE_FORMATS = ("conllu", "jsonl", "lines")
+#: The comment ``oracle`` writes and ``replay`` reads.
+TRANSITIONS_COMMENT = "transitions"
+
+SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
+OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
+
+
+class SequenceCounts:
+    """What the run did, for stderr and ``--report-file``."""
+
+    def __init__(self, file: str) -> None:
+        self.file, self.sentences, self.words = file, 0, 0
+        self.derived, self.unparsable, self.projectivized = 0, 0, 0
+
+    def add(self, n: int, result: GoldSequence) -> None:
+        self.sentences += 1
+        self.words += n
+        self.derived += result.actions is not None
+        self.unparsable += result.actions is None
+        self.projectivized += result.projectivized
+
+    def merge(self, other: SequenceCounts) -> None:
+        for name in ("sentences", "words", "derived", "unparsable", "projectivized"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+class SequenceWriter:
+    """Writes one sentence's result in the chosen ``--format``, keeping jsonl/lines aligned with the input."""
+
+    def __init__(self, path: str, fmt: str, source_format: str, system_name: str, on_error: Any) -> None:
+        self.format, self.system_name = fmt, system_name
+        if fmt == "conllu":
+            self._treebank = TreebankWriter(path, source_format, on_error=on_error)
+        else:
+            self._lines = AtomicOutput(path)
+
+    def write(self, sentence: Sentence, position: int, result: GoldSequence) -> None:
+        if self.format == "conllu":
+            if result.actions is not None:
+                sentence.remove_comment(TRANSITIONS_COMMENT)
+                if result.projectivized:
+                    sentence.set_tree(result.heads)
+                sentence.add_comment(f"{TRANSITIONS_COMMENT} = {' '.join(result.actions)}")
+                self._treebank.write(sentence)
+            return
+        if self.format == "lines":
+            text = " ".join(result.actions or ())
+        else:
+            record: dict[str, Any] = {"sent_id": sentence.sent_id or str(position), "n": len(sentence),
+                                      "system": self.system_name, "actions": result.actions}
+            if result.actions is None:
+                record["reason"] = result.reason
+            elif result.projectivized:
+                record["projectivized"] = True
+            text = json.dumps(record, ensure_ascii=False)
+        self._lines.write((text + "\n").encode("utf-8"))
+
+    def close(self, ok: bool) -> None:
+        if self.format == "conllu":
+            self._treebank.close(ok)
+        elif ok:
+            self._lines.commit()
+        else:
+            self._lines.abort()
+
+
+@cli_command
+def oracle_command(
+    ctx: typer.Context,
+    files: Files,
+    system: SystemOpt = "arc-standard",
+    degree: DegreeOpt = None,
+    variant: VariantOpt = None,
+    reduce: ReduceOpt = None,
+    order: OrderOpt = None,
+    labeled: LabeledOpt = False,
+    output_format: Annotated[SequenceFormat, typer.Option("--format", help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence.")] = SequenceFormat.conllu,
+    on_unparsable: Annotated[OnUnparsable, typer.Option("--on-unparsable", help="A tree the system cannot derive: skip it (jsonl/lines keep an entry: null / an empty line), fail (exit 2), or derive its optimal projectivization instead.")] = OnUnparsable.skip,
+    output: Output = "-",
+    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts (sentences, words, derived, unparsable, projectivized) as JSON.", show_default=False)] = None,
+    from_format: FromFormat = None,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+) -> None:
+    """Write a gold transition sequence for every sentence (static oracle of the system).
+
+    Bottom-up systems (arc-standard, attardi) use the canonical oracle of
+    Cohen, Gomez-Rodriguez & Satta (2012), which derives every tree the
+    system can derive at all. Every sequence replays to exactly the gold tree
+    (`treetool replay`).
+
+    Examples:
+
+    \b
+      treetool oracle sample_data/en_sample.conllu --system arc-eager
+      treetool oracle train.conllu --system attardi --degree 2 --labeled --format jsonl -o train.jsonl
+      treetool oracle train.conllu --system swap --order lazy --format lines
+      treetool oracle train.conllu --system arc-hybrid --on-unparsable projectivize
+    """
+    chosen = system_from_options(ctx)
+    inputs = input_formats(files, from_format)
+    refuse_inapplicable(ctx, ())
+    total = SequenceCounts("total")
+    per_file: list[SequenceCounts] = []
+    with error_policy(on_error, rejects) as policy:
+        writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
+        ok = False
+        try:
+            for path, fmt in inputs:
+                if fmt == "ptb":
+                    raise TreebankError("oracle needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+                counts = SequenceCounts(path)
+                for position, sentence in enumerate(read_treebank(path, fmt, on_error=policy), 1):
+                    result = _sequence(chosen, sentence, labeled, on_unparsable.value)
+                    counts.add(len(sentence), result)
+                    writer.write(sentence, position, result)
+                per_file.append(counts)
+                total.merge(counts)
+            ok = True
+        finally:
+            writer.close(ok)
+    if total.unparsable:
+        error(f"{total.unparsable} of {total.sentences} sentences not derivable by {chosen.describe()}: "
+              f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
+    if report_file:
+        write_json_report(report_file, {"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
+
+
+def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str) -> GoldSequence:
+    try:
+        return gold_sequence(system, sentence.head_list, sentence.deprels if labeled else None,
+                             on_unparsable=on_unparsable)
+    except NotDerivable as err:
+        raise TreebankError(str(err), filename=sentence.filename, line=sentence.line,
+                            sent_id=sentence.sent_id, raw=sentence.raw) from None

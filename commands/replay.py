@@ -1,0 +1,79 @@
+"""``treetool replay``: the trees that ``# transitions`` comments derive (the inverse of ``oracle``)."""
+
+from __future__ import annotations
+
+import typer
+
+from oracles.gold import replay_tree
+from oracles.system import IllegalAction, IncompleteDerivation
+from treetool.errors import TreebankError
+from treetool.sentence import Sentence
+from treetool.treebank import TreebankWriter, output_format, read_treebank
+
+from .common import (
+    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, error_policy, input_formats,
+)
+from .oracle import TRANSITIONS_COMMENT
+from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+
+
+@cli_command
+def replay_command(
+    ctx: typer.Context,
+    files: Files,
+    system: SystemOpt = "arc-standard",
+    degree: DegreeOpt = None,
+    variant: VariantOpt = None,
+    reduce: ReduceOpt = None,
+    order: OrderOpt = None,
+    output: Output = "-",
+    from_format: FromFormat = None,
+    to: ToFormat = None,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+) -> None:
+    """Apply each sentence's '# transitions' and write the tree they build.
+
+    HEAD comes from the transitions, and DEPREL too when they are labelled
+    (LA(nsubj)); unlabelled transitions leave DEPREL as it was. The
+    '# transitions' line is removed, so `treetool oracle x | treetool replay -`
+    gives back x byte for byte on every sentence the system derives. An
+    illegal action is an error naming the sentence and the step.
+
+    Examples:
+
+    \b
+      treetool oracle train.conllu --system attardi | treetool replay - --system attardi
+      treetool replay parser_actions.conllu --system arc-eager -o parsed.conllu
+    """
+    chosen = system_from_options(ctx)
+    inputs = input_formats(files, from_format)
+    with error_policy(on_error, rejects) as policy, \
+            TreebankWriter(output, output_format(output, to.value if to else None, inputs[0][1]),
+                           on_error=policy) as writer:
+        for path, fmt in inputs:
+            if fmt == "ptb":
+                raise TreebankError("replay needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+            for sentence in read_treebank(path, fmt, on_error=policy):
+                try:
+                    _replay(chosen, sentence)
+                except TreebankError as err:
+                    policy(err)
+                    continue
+                writer.write(sentence)
+
+
+def _replay(system, sentence: Sentence) -> None:
+    """Set the sentence's tree from its transitions comment (which is removed)."""
+    def fail(message: str) -> TreebankError:
+        return TreebankError(message, filename=sentence.filename, line=sentence.line,
+                             sent_id=sentence.sent_id, raw=sentence.raw)
+
+    actions = sentence.remove_comment(TRANSITIONS_COMMENT)
+    if actions is None:
+        raise fail(f"no '# {TRANSITIONS_COMMENT} = ...' comment")
+    try:
+        heads, labels = replay_tree(system, actions.split(), len(sentence))
+    except (IllegalAction, IncompleteDerivation) as err:
+        raise fail(f"{system.describe()}: {err}") from None
+    sentence.set_tree(heads, labels)

@@ -1,0 +1,56 @@
+"""Options naming a transition system, shared by ``oracle``, ``replay``, ``coverage`` (and ``annotate``).
+
+``--system`` takes a built-in name or ``package.module:ClassName``; the
+system's own options (``--degree``, ``--variant``, ``--reduce``, ``--order``)
+are passed only when given, and one the system does not take is refused, as
+every option that cannot act is.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
+from oracles.swap import SWAP_ORDERS
+from oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
+
+from .common import InapplicableOption, choices, given_options
+
+Variant = choices("Variant", NM_VARIANTS)
+Reduce = choices("Reduce", REDUCE_MODES)
+Order = choices("Order", SWAP_ORDERS)
+
+SystemOpt = Annotated[str, typer.Option(
+    "--system", "-s", metavar="NAME",
+    help=f"Transition system: {', '.join(SYSTEMS)}, or package.module:ClassName for your own.",
+)]
+DegreeOpt = Annotated[Optional[int], typer.Option(
+    "--degree", min=1, metavar="D", help="attardi: the largest reduction degree [default: 2].", show_default=False)]
+VariantOpt = Annotated[Optional[Variant], typer.Option(
+    "--variant", help="nm-arc-eager: non-monotonic Left-Arc (L), Reduce (D) or both (LD) [default: LD].",
+    show_default=False)]
+ReduceOpt = Annotated[Optional[Reduce], typer.Option(
+    "--reduce", help="arc-eager, nm-arc-eager: reduce as soon as allowed (eager) or only when needed (lazy) "
+    "[default: eager].", show_default=False)]
+OrderOpt = Annotated[Optional[Order], typer.Option(
+    "--order", help="swap: eager (Nivre 2009) or lazy (Nivre, Kuhlmann & Hall 2009) swapping [default: eager].",
+    show_default=False)]
+LabeledOpt = Annotated[bool, typer.Option("--labeled", help="Labelled transitions: LA(nsubj), RA2(obj), ...")]
+
+SYSTEM_OPTIONS = ("degree", "variant", "reduce", "order")
+
+
+def system_from_options(ctx: typer.Context) -> TransitionSystem:
+    """The system ``--system`` names, built with the system options the user gave."""
+    given = given_options(ctx)
+    options: dict[str, Any] = {}
+    for name in SYSTEM_OPTIONS:
+        value = ctx.params.get(name)
+        if name in given and value is not None:
+            options[name] = getattr(value, "value", value)
+    try:
+        return make_system(ctx.params["system"], **options)
+    except SystemSpecError as err:
+        raise InapplicableOption(f"--system: {err}") from None

@@ -1,0 +1,203 @@
+"""`treetool oracle`, `replay` and `coverage` end to end.
+
+Expectations are derived independently of the oracles: the input bytes
+themselves (oracle | replay), a brute-force crossing-arcs test of
+projectivity written here, and the generic exhaustive search for degrees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from itertools import combinations
+
+import pytest
+from typer.testing import CliRunner
+
+from commands.app import app
+
+from conftest import ROOT, SAMPLE_DATA, shared_path
+
+EN = SAMPLE_DATA / "en_sample.conllu"
+DE = SAMPLE_DATA / "de_sample.conllu"
+CONLLX = SAMPLE_DATA / "en_sample.conllx"
+SYSTEM_ARGS = {
+    "arc-standard": [], "arc-hybrid": [], "arc-eager": [], "nm-arc-eager": ["--variant", "LD"],
+    "attardi-2": ["--degree", "2"], "attardi-3": ["--degree", "3"], "swap": [], "swap-lazy": ["--order", "lazy"],
+}
+
+
+def system_args(key: str) -> list[str]:
+    name = key.split("-")[0] if key.startswith(("attardi", "swap")) else key
+    return ["--system", name, *SYSTEM_ARGS[key]]
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def run(*args, stdin: bytes | None = None) -> Result:
+    """The command in process (CliRunner): the same code path as the command line, without a start-up each."""
+    result = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Result(result.exit_code, result.stdout_bytes, result.stderr_bytes)
+
+
+def blocks(data: bytes) -> list[bytes]:
+    """Sentences as byte blocks, each with its terminating blank line."""
+    parts = data.split(b"\n\n")
+    return [p + b"\n\n" for p in parts if p.strip()]
+
+
+def heads_of(block: bytes) -> list[int]:
+    heads = [-1]
+    for line in block.decode().splitlines():
+        cols = line.split("\t")
+        if len(cols) >= 7 and cols[0].isdigit():
+            heads.append(int(cols[6]))
+    return heads
+
+
+def crossing(heads: list[int]) -> bool:
+    """Brute force: two arcs cross, or an arc covers the root (root at position 0)."""
+    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads) if d > 0]
+    return any(a < c < b < e or c < a < e < b for (a, b), (c, e) in combinations(arcs, 2))
+
+
+@pytest.mark.parametrize("key", sorted(SYSTEM_ARGS))
+@pytest.mark.parametrize("path", [EN, DE, CONLLX], ids=lambda p: p.name)
+@pytest.mark.parametrize("labeled", [False, True], ids=["unlabeled", "labeled"])
+def test_oracle_then_replay_gives_back_every_derived_sentence(key, path, labeled):
+    extra = ["--labeled"] if labeled else []
+    oracle = run("oracle", path, *system_args(key), *extra)
+    assert oracle.returncode == 0, oracle.stderr
+    replay = run("replay", "-", "--from", "conllu" if path.suffix == ".conllu" else "conllx", *system_args(key),
+                 stdin=oracle.stdout)
+    assert replay.returncode == 0, replay.stderr
+    original = blocks(path.read_bytes())
+    derived = blocks(replay.stdout)
+    if key.startswith(("swap", "attardi")):
+        assert derived == original  # these systems derive every tree of the samples
+    else:
+        assert derived == [b for b in original if not crossing(heads_of(b))]
+
+
+def test_labelled_replay_takes_deprel_from_the_transitions():
+    oracle = run("oracle", EN, "--system", "arc-eager", "--labeled").stdout
+    tampered = oracle.replace(b"(det)", b"(DET)")
+    assert tampered != oracle
+    replayed = run("replay", "-", "--system", "arc-eager", stdin=tampered).stdout
+    assert b"\tDET\t" in replayed and b"\tdet\t" not in replayed
+
+
+def test_jsonl_stays_aligned_and_explains_null():
+    result = run("oracle", EN, "--system", "arc-eager", "--format", "jsonl")
+    assert result.returncode == 0
+    records = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    original = blocks(EN.read_bytes())
+    assert len(records) == len(original)
+    for record, block in zip(records, original):
+        assert set(record) >= {"sent_id", "n", "system", "actions"}
+        assert record["n"] == len(heads_of(block)) - 1
+        assert (record["actions"] is None) == crossing(heads_of(block))
+        if record["actions"] is None:
+            assert record["reason"]
+    assert b"not derivable" in result.stderr
+
+
+def test_lines_format_one_line_per_sentence():
+    result = run("oracle", EN, "--system", "swap", "--format", "lines")
+    lines = result.stdout.decode().split("\n")[:-1]
+    assert len(lines) == len(blocks(EN.read_bytes()))
+    for line, block in zip(lines, blocks(EN.read_bytes())):
+        n = len(heads_of(block)) - 1
+        assert line.split().count("SH") >= n  # every word is shifted at least once
+
+
+def test_on_unparsable_fail_and_projectivize():
+    failed = run("oracle", EN, "--system", "arc-standard", "--on-unparsable", "fail")
+    assert failed.returncode == 2 and b"en-2" in failed.stderr and b"Traceback" not in failed.stderr
+    projected = run("oracle", EN, "--system", "arc-standard", "--on-unparsable", "projectivize")
+    assert projected.returncode == 0
+    out = blocks(projected.stdout)
+    assert len(out) == len(blocks(EN.read_bytes()))
+    assert not any(crossing(heads_of(b)) for b in out)
+    replay = run("replay", "-", "--system", "arc-standard", stdin=projected.stdout)
+    assert replay.returncode == 0
+    assert blocks(replay.stdout) == [without_transitions(b) for b in out]
+
+
+def without_transitions(block: bytes) -> bytes:
+    return b"".join(line for line in block.splitlines(keepends=True) if not line.startswith(b"# transitions = "))
+
+
+def test_replay_names_the_illegal_step():
+    data = b"# sent_id = s1\n# transitions = SH LA LA\n1\ta\t_\t_\t_\t_\t2\td\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    result = run("replay", "-", "--system", "arc-standard", stdin=data)
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert err.startswith("<stdin>:1:") and "step 2" in err and "s1" in err
+
+
+def test_replay_without_transitions_is_an_error():
+    result = run("replay", EN, "--system", "arc-standard")
+    assert result.returncode == 2 and b"transitions" in result.stderr
+
+
+@pytest.mark.parametrize("args,option", [
+    (["oracle", EN, "--system", "arc-eager", "--degree", "2"], "--system"),
+    (["coverage", EN, "--system", "arc-eager", "--max-degree", "3"], "--max-degree"),
+    (["oracle", EN, "--system", "attardi", "--order", "lazy"], "--system"),
+    (["oracle", EN, "--system", "no-such-system"], "--system"),
+    (["oracle", EN, "--system", "no_such_module:Class"], "--system"),
+])
+def test_system_options_that_cannot_act_are_refused(args, option):
+    result = run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"treetool: error: {option}")
+
+
+def test_coverage_json_keys_and_counts():
+    result = run("coverage", EN, DE, "--system", "attardi", "--degree", "2", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    keys = {"file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"}
+    for row in [*doc["files"], doc["total"]]:
+        assert set(row) == keys
+    for row, path in zip(doc["files"], [EN, DE]):
+        trees = [heads_of(b) for b in blocks(path.read_bytes())]
+        assert row["sentences"] == len(trees)
+        assert row["words"] == sum(len(t) - 1 for t in trees)
+        assert row["non_projective"] == sum(crossing(t) for t in trees)
+        assert set(row["min_degree"]) == {"1", "2", "3", "4", "none"}
+        assert sum(row["min_degree"].values()) == row["sentences"]
+        assert row["min_degree"]["1"] == row["sentences"] - row["non_projective"]
+    total = doc["total"]
+    for key in ("sentences", "words", "non_projective", "derivable", "canonical_failures"):
+        assert total[key] == sum(row[key] for row in doc["files"])
+
+
+def test_coverage_of_projective_systems_counts_projective_trees():
+    doc = json.loads(run("coverage", EN, "--system", "arc-eager", "--format", "json").stdout)
+    trees = [heads_of(b) for b in blocks(EN.read_bytes())]
+    assert doc["total"]["derivable"] == sum(not crossing(t) for t in trees)
+    assert doc["total"]["canonical_failures"] is None and doc["total"]["min_degree"] is None
+
+
+def test_user_system_loaded_by_module_path():
+    """A user's class (tests/example_system.py) gets the generic search; its sequences replay on arc-standard."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    result = subprocess.run([sys.executable, "-m", "treetool", "oracle", str(EN), "--system",
+                             "example_system:MyArcStandard"], capture_output=True, cwd=ROOT, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    replay = run("replay", "-", "--system", "arc-standard", stdin=result.stdout)
+    assert replay.returncode == 0, replay.stderr
+    assert blocks(replay.stdout) == [b for b in blocks(EN.read_bytes()) if not crossing(heads_of(b))]
