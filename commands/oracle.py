@@ -72,7 +72,7 @@ class SequenceWriter:
         if self.format == "lines":
             text = " ".join(result.actions or ())
         else:
-            record: dict[str, Any] = {"sent_id": sentence.sent_id or str(position), "n": len(sentence),
+            record: dict[str, Any] = {"sent_id": sentence.identifier(position), "n": len(sentence),
                                       "system": self.system_name, "actions": result.actions}
             if result.actions is None:
                 record["reason"] = result.reason

@@ -221,6 +221,14 @@ class Sentence:
                 return row, value.strip()
         return None
 
+    def identifier(self, position: int) -> str:
+        """How reports and JSON name this sentence: its ``# sent_id``, else its 1-based position in the file.
+
+        CoNLL-X files have no sent_id; the position keeps per-sentence output
+        (``oracle --format jsonl``, warnings) aligned with the input all the same.
+        """
+        return self.sent_id or str(position)
+
     def comment_value(self, key: str) -> str | None:
         """The value of the comment ``# key = value`` before the first word, or None."""
         found = self._comment_row(key)
