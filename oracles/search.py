@@ -298,21 +298,28 @@ class ExhaustiveSearch:
 
     def _future(self, config: Configuration) -> float:
         """Smallest number of wrong words among the active words of ``config``, over reachable finals."""
-        gold = self.gold
-        active = gold.active(config)
         key = self._key(config)
-        if key in self._memo:
-            return self._memo[key]
+        memo = self._memo
+        if key in memo:
+            return memo[key]
         if key in self._open:
             raise SearchError(f"{self.system.name}: the configuration graph has a cycle")
         self.budget.check()
         self._open.add(key)
-        best = sum(gold.wrong(config, w) for w in active) if self.system.is_final(config) else math.inf
+        gold = self.gold
+        wrong = gold.wrong
+        active = gold.active(config)
+        best = sum(wrong(config, w) for w in active) if self.system.is_final(config) else math.inf
+        projected = self.system.detached_words_final
         for _, after in gold.moves(config):
-            detached = active - gold.active(after)
-            best = min(best, sum(gold.wrong(after, w) for w in detached) + self._future(after))
+            value = self._future(after)
+            if projected:  # the words this move detaches are settled now
+                for w in active.difference(after.stack, after.buffer):
+                    value += wrong(after, w)
+            if value < best:
+                best = value
         self._open.discard(key)
-        self._memo[key] = best
+        memo[key] = best
         return best
 
     def _check_labels(self, config: Configuration) -> None:
