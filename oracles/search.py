@@ -246,20 +246,26 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
     """
     budget = _as_budget(budget)
     start = system.initial(n)
-    seen = {start}
+    seen = {_fields(start)}  # plain tuples: hashed in C, unlike the dataclass
     todo = [start]
     trees: set[tuple[int, ...]] = set()
+    legal, apply, is_final = system.legal, system.apply, system.is_final
     while todo:
         config = todo.pop()
         budget.check()
-        if system.is_final(config):
+        if is_final(config):
             trees.add(config.heads)
-        for action in system.legal(config):
-            after = system.apply(config, action)
-            if after not in seen:
-                seen.add(after)
+        for action in legal(config):
+            after = apply(config, action)
+            fields = _fields(after)
+            if fields not in seen:
+                seen.add(fields)
                 todo.append(after)
     return trees
+
+
+def _fields(config: Configuration) -> tuple:
+    return config.stack, config.buffer, config.heads, config.labels
 
 
 class ExhaustiveSearch:
