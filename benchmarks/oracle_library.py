@@ -64,7 +64,7 @@ def timed(function, corpus, repeat: int) -> float:
 
 
 def row(name: str, words: int, seconds: float) -> None:
-    print(f"{name:<42} {words / seconds:>12,.0f} words/s  {seconds:7.2f} s")
+    print(f"{name:<50} {words / seconds:>12,.0f} words/s  {seconds:7.2f} s")
 
 
 def section_static(corpus, words: int, repeat: int) -> None:
