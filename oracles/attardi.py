@@ -136,6 +136,7 @@ class Attardi(TransitionSystem):
     name = "attardi"
     monotonic = True
     detached_words_final = True
+    bottom_up = True
 
     def __init__(self, degree: int = 2) -> None:
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:

@@ -172,6 +172,7 @@ class Swap(ArcStandard):
     """
 
     name = "swap"
+    bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
 
     def __init__(self, order: str = "eager") -> None:
         if order not in SWAP_ORDERS:
