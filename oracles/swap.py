@@ -68,7 +68,8 @@ def projective_components(gold_heads: Sequence[int]) -> list[int]:
     run its canonical oracle (:func:`~oracles.attardi.bottom_up_run`, degree
     1) over the words in their original order until the buffer is empty;
     every word is attached, through gold arcs built in that run, to one of
-    the items left on the stack, which names its component.
+    the items left on the stack, which names its component. (UDPipe's
+    Parsito computes its lazy oracle's components the same way.)
     """
     heads = as_heads(gold_heads)
     return _components(heads, bottom_up_run(heads, 1)[2])
