@@ -12,7 +12,7 @@ from typing import Sequence
 
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, format_action, parse_action
 
-__all__ = ["Attardi", "bottom_up_run", "canonical_oracle", "min_degree", "MAX_DEGREE"]
+__all__ = ["Attardi", "bottom_up_run", "canonical_oracle", "label_actions", "min_degree", "MAX_DEGREE"]
 
 MAX_DEGREE = 4
 """Default largest degree tried by :func:`min_degree` (the ``coverage --max-degree`` default)."""
@@ -92,8 +92,11 @@ def canonical_oracle(
 ) -> list[Action] | None:
     """The canonical sequence (:func:`bottom_up_run`), labelled when ``gold_labels`` is given; ``None`` if underivable."""
     actions, dependents, stack = bottom_up_run(gold_heads, degree)
-    if len(stack) != 1:
-        return None
+    return label_actions(actions, dependents, gold_labels) if len(stack) == 1 else None
+
+
+def label_actions(actions: list[Action], dependents: list[int], gold_labels: Sequence[str] | None) -> list[Action]:
+    """Add to each arc action the gold label of the dependent it attaches (``dependents``: 0 for none)."""
     if gold_labels is None:
         return actions
     return [a if d == 0 else f"{a}({gold_labels[d]})" for a, d in zip(actions, dependents)]
@@ -133,6 +136,7 @@ class Attardi(TransitionSystem):
     name = "attardi"
     monotonic = True
     detached_words_final = True
+    bottom_up = True
 
     def __init__(self, degree: int = 2) -> None:
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:

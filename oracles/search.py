@@ -246,20 +246,26 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
     """
     budget = _as_budget(budget)
     start = system.initial(n)
-    seen = {start}
+    seen = {_fields(start)}  # plain tuples: hashed in C, unlike the dataclass
     todo = [start]
     trees: set[tuple[int, ...]] = set()
+    legal, apply, is_final = system.legal, system.apply, system.is_final
     while todo:
         config = todo.pop()
         budget.check()
-        if system.is_final(config):
+        if is_final(config):
             trees.add(config.heads)
-        for action in system.legal(config):
-            after = system.apply(config, action)
-            if after not in seen:
-                seen.add(after)
+        for action in legal(config):
+            after = apply(config, action)
+            fields = _fields(after)
+            if fields not in seen:
+                seen.add(fields)
                 todo.append(after)
     return trees
+
+
+def _fields(config: Configuration) -> tuple:
+    return config.stack, config.buffer, config.heads, config.labels
 
 
 class ExhaustiveSearch:
@@ -298,21 +304,28 @@ class ExhaustiveSearch:
 
     def _future(self, config: Configuration) -> float:
         """Smallest number of wrong words among the active words of ``config``, over reachable finals."""
-        gold = self.gold
-        active = gold.active(config)
         key = self._key(config)
-        if key in self._memo:
-            return self._memo[key]
+        memo = self._memo
+        if key in memo:
+            return memo[key]
         if key in self._open:
             raise SearchError(f"{self.system.name}: the configuration graph has a cycle")
         self.budget.check()
         self._open.add(key)
-        best = sum(gold.wrong(config, w) for w in active) if self.system.is_final(config) else math.inf
+        gold = self.gold
+        wrong = gold.wrong
+        active = gold.active(config)
+        best = sum(wrong(config, w) for w in active) if self.system.is_final(config) else math.inf
+        projected = self.system.detached_words_final
         for _, after in gold.moves(config):
-            detached = active - gold.active(after)
-            best = min(best, sum(gold.wrong(after, w) for w in detached) + self._future(after))
+            value = self._future(after)
+            if projected:  # the words this move detaches are settled now
+                for w in active.difference(after.stack, after.buffer):
+                    value += wrong(after, w)
+            if value < best:
+                best = value
         self._open.discard(key)
-        self._memo[key] = best
+        memo[key] = best
         return best
 
     def _check_labels(self, config: Configuration) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from .arc_standard import ArcStandard
-from .attardi import bottom_up_run
+from .attardi import bottom_up_run, label_actions
 from .system import Action, Configuration, IllegalAction, as_heads, parse_action
 
-__all__ = ["Swap", "swap_oracle", "projective_order", "projective_components", "SWAP_ORDERS"]
+__all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
 
 SWAP_ORDERS = ("eager", "lazy")
 """Static-oracle orders: swap as soon as possible (Nivre 2009) or as late as possible (Nivre et al. 2009)."""
@@ -68,10 +68,14 @@ def projective_components(gold_heads: Sequence[int]) -> list[int]:
     run its canonical oracle (:func:`~oracles.attardi.bottom_up_run`, degree
     1) over the words in their original order until the buffer is empty;
     every word is attached, through gold arcs built in that run, to one of
-    the items left on the stack, which names its component.
+    the items left on the stack, which names its component. (UDPipe's
+    Parsito computes its lazy oracle's components the same way.)
     """
     heads = as_heads(gold_heads)
-    _, _, roots = bottom_up_run(heads, 1)
+    return _components(heads, bottom_up_run(heads, 1)[2])
+
+
+def _components(heads: list[int], roots: list[int]) -> list[int]:
     component = [-1] * len(heads)
     for root in roots:
         component[root] = root
@@ -98,15 +102,29 @@ def swap_oracle(
     (:func:`projective_components`), which delays swaps until a component is
     built; otherwise ``SH``. Every tree is derived (Nivre 2009, Theorem 2);
     ``None`` is returned only for input that is not a tree.
+
+    Fast path: on a projective tree the projective order is the word order,
+    so no swap is ever taken and, LA and RA never being both applicable, the
+    sequence is arc-standard's canonical one, which is tried first (its final
+    stack also gives the components).
     """
     if order not in SWAP_ORDERS:
         raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
     heads = as_heads(gold_heads)
+    actions, dependents, roots = bottom_up_run(heads, 1)
+    if len(roots) == 1:
+        return label_actions(actions, dependents, gold_labels)
     try:
         position = projective_order(heads)
     except ValueError:
         return None
-    component = projective_components(heads) if order == "lazy" else None
+    return swap_run(heads, gold_labels, position, _components(heads, roots) if order == "lazy" else None)
+
+
+def swap_run(
+    heads: list[int], gold_labels: Sequence[str] | None, position: list[int], component: list[int] | None
+) -> list[Action] | None:
+    """The rules of :func:`swap_oracle` (``component`` None: eager), without the projective fast path."""
     n = len(heads) - 1
     pending = [0] * (n + 1)
     for d in range(1, n + 1):
@@ -155,6 +173,7 @@ class Swap(ArcStandard):
     """
 
     name = "swap"
+    bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
 
     def __init__(self, order: str = "eager") -> None:
         if order not in SWAP_ORDERS:

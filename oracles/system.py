@@ -175,6 +175,7 @@ class TransitionSystem(ABC):
     name: str = "custom"
     monotonic: bool = False
     detached_words_final: bool = False
+    bottom_up: bool = False  # bottom-up shift-reduce (Cohen et al. 2012 §2.3): the static oracle is the canonical one
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:
@@ -296,10 +297,12 @@ def _instantiate(cls: type, label: str, options: dict[str, Any]) -> TransitionSy
     """``cls(**options)`` with every failure turned into a one-line :class:`SystemSpecError`."""
     options = {k: v for k, v in options.items() if v is not None}
     try:
-        accepted = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+        parameters = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
-        accepted = []
-    unknown = sorted(set(options) - set(accepted))
+        parameters = []
+    accepted = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in parameters)
+    unknown = [] if takes_any else sorted(set(options) - set(accepted))
     if unknown:
         allowed = ", ".join(accepted) if accepted else "none"
         raise SystemSpecError(f"{label} does not take option {', '.join(unknown)} (its options: {allowed})")

@@ -76,6 +76,7 @@ def test_registry_builds_every_system():
     assert get_system("attardi", degree=3).degree == 3
     assert get_system("attardi", degree=3).describe() == "attardi (degree=3)"
     assert get_system("arc-standard", degree=None).name == "arc-standard"  # None: option not given
+    assert [name for name in SYSTEMS if get_system(name).bottom_up] == ["arc-standard", "attardi"]
 
 
 @pytest.mark.parametrize(
