@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from oracles.attardi import MAX_DEGREE, Attardi
-from oracles.coverage import Coverage, CoverageCounter
+from oracles.attardi import MAX_DEGREE
+from oracles.coverage import Coverage, CoverageCounter, is_bottom_up
 from treetool.errors import TreebankError
 from treetool.report import render
 from treetool.treebank import read_treebank
@@ -54,7 +54,7 @@ def coverage_command(
       treetool coverage train.conllu --system arc-eager
     """
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, bottom_up=isinstance(chosen, Attardi))
+    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen))
     inputs = input_formats(files, from_format)
     per_file: list[Coverage] = []
     total = Coverage("total")

@@ -15,7 +15,7 @@ from typing import Any
 
 from treetool.trees import is_projective
 
-from .attardi import MAX_DEGREE, Attardi, min_degree
+from .attardi import MAX_DEGREE, min_degree
 from .system import TransitionSystem
 
 #: The key of ``min_degree`` for trees no degree up to the maximum derives.
@@ -54,6 +54,14 @@ class Coverage:
         return out
 
 
+def is_bottom_up(system: TransitionSystem) -> bool:
+    """True for Attardi's systems (arc-standard included), where the canonical oracle and degrees apply.
+
+    A class flag, not ``isinstance``: swap extends arc-standard but is not bottom-up.
+    """
+    return bool(getattr(system, "bottom_up", False))
+
+
 @dataclass
 class CoverageCounter:
     """Counts trees one at a time for ``system`` (see :func:`coverage`)."""
@@ -64,7 +72,7 @@ class CoverageCounter:
     result: Coverage = field(init=False)
 
     def __post_init__(self) -> None:
-        bottom_up = isinstance(self.system, Attardi)
+        bottom_up = is_bottom_up(self.system)
         self.result = Coverage(self.file, canonical_failures=0 if bottom_up else None,
                                min_degree=Counter() if bottom_up else None)
 
@@ -75,7 +83,7 @@ class CoverageCounter:
         result.words += len(tree) - 1
         if not is_projective(tree):
             result.non_projective += 1
-        if isinstance(self.system, Attardi):
+        if self.result.min_degree is not None:
             self._add_bottom_up(tree)
         elif self.system.can_derive(tree):
             result.derivable += 1

@@ -185,10 +185,13 @@ def test_coverage_json_keys_and_counts():
         assert total[key] == sum(row[key] for row in doc["files"])
 
 
-def test_coverage_of_projective_systems_counts_projective_trees():
-    doc = json.loads(run("coverage", EN, "--system", "arc-eager", "--format", "json").stdout)
-    trees = [heads_of(b) for b in blocks(EN.read_bytes())]
-    assert doc["total"]["derivable"] == sum(not crossing(t) for t in trees)
+@pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid", "nm-arc-eager", "swap"])
+def test_coverage_of_other_systems(system):
+    """Projective systems derive the crossing-free trees, swap every tree; no canonical columns for them."""
+    doc = json.loads(run("coverage", EN, DE, "--system", system, "--format", "json").stdout)
+    trees = [heads_of(b) for path in (EN, DE) for b in blocks(path.read_bytes())]
+    expected = len(trees) if system == "swap" else sum(not crossing(t) for t in trees)
+    assert doc["total"]["derivable"] == expected
     assert doc["total"]["canonical_failures"] is None and doc["total"]["min_degree"] is None
 
 
