@@ -4,7 +4,10 @@ Conventions fixed here for all commands: ``--from``/``--to`` name treebank
 formats, ``--format`` names report formats, ``-o`` names the output
 (``-`` is stdout), bad input prints ``file:line: message`` and exits 2,
 ``--on-error skip`` skips and counts, ``--rejects FILE`` keeps what was
-skipped, and a closed pipe ends quietly with status 0.
+skipped, and a closed pipe ends quietly with status 0. Commands that run a
+polynomial algorithm per sentence take ``--max-seconds S`` with
+``--on-timeout lift|skip|fail``, and long runs show progress on a terminal
+unless ``--quiet``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
 
+from treetool.budget import ON_TIMEOUT_MODES
 from treetool.errors import TreebankError
 from treetool.formats.files import FORMATS
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
@@ -42,6 +46,7 @@ def choices(name: str, values: Sequence[str]) -> Any:
 TreebankFormat = choices("TreebankFormat", FORMATS)
 ReportFormat = choices("ReportFormat", REPORT_FORMATS)
 OnError = choices("OnError", ON_ERROR_MODES)
+OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 Files = Annotated[
@@ -66,6 +71,42 @@ Rejects = Annotated[
     Optional[str],
     typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
 ]
+
+
+
+
+def _positive_seconds(value: Optional[float]) -> Optional[float]:
+    if value is not None and not value > 0:
+        raise typer.BadParameter("must be a positive number of seconds")
+    return value
+
+
+MaxSeconds = Annotated[
+    Optional[float],
+    typer.Option(
+        "--max-seconds", metavar="S", callback=_positive_seconds, show_default=False,
+        help="Time budget of each sentence's computation, in seconds; see --on-timeout [default: no limit].",
+    ),
+]
+OnTimeoutOpt = Annotated[
+    Optional[OnTimeout],
+    typer.Option(
+        "--on-timeout", show_default=False,
+        help="With --max-seconds, a sentence that runs out of time is: lift = written with the command's cheap "
+        "fallback, skip = left out, fail = an error (exit 2). Their ids go to stderr [default: lift].",
+    ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
+]
+
+
+def timeout_mode(max_seconds: Optional[float], on_timeout: Optional[OnTimeout]) -> str:
+    """The ``--on-timeout`` mode (default ``lift``); refused without ``--max-seconds``."""
+    if on_timeout is not None and max_seconds is None:
+        raise typer.BadParameter("--on-timeout needs --max-seconds", param_hint="--on-timeout")
+    return on_timeout.value if on_timeout is not None else "lift"
 
 
 def error(message: str) -> None:
