@@ -73,8 +73,6 @@ Rejects = Annotated[
 ]
 
 
-
-
 def _positive_seconds(value: Optional[float]) -> Optional[float]:
     if value is not None and not value > 0:
         raise typer.BadParameter("must be a positive number of seconds")

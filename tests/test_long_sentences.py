@@ -161,7 +161,7 @@ def test_budget_stops_the_dp_from_inside():
         start = time.perf_counter()
         with pytest.raises(SentenceTimeout):
             run(h, budget=Budget(0.2))
-        assert time.perf_counter() - start < 1.5
+        assert time.perf_counter() - start < 3  # a tile of work past the deadline, not the seconds of the whole DP
 
 
 def test_budget_is_checked_while_counting(monkeypatch):
@@ -237,6 +237,18 @@ def test_on_timeout_lift_and_skip(mode, long_input, tmp_path):
             assert new[d] in ancestors(old, old[d])  # lifted to an ancestor of its old head
     assert new == [-1, 0, 3, 1] + list(range(3, 3000))  # the baseline lifting, by hand
     assert got["long-1"].deprels == source["long-1"].deprels  # labels untouched
+
+
+def test_table6_measures_are_null_when_no_sentence_finished(tmp_path):
+    path = tmp_path / "only-long.conllu"
+    path.write_text(conllu(one_crossing_chain(3000), "long-1"))
+    report = tmp_path / "report.json"
+    result = invoke("projectivize", path, "--max-seconds", "0.2", "--report-file", report, "-o", tmp_path / "out.conllu")
+    assert result.exit_code == 0, result.stderr
+    total = json.loads(report.read_text())["total"]
+    assert total["timed_out"] == 1 and total["arcs_changed"] == 1
+    assert total["optimal_accuracy"] is None and total["pseudo_head_accuracy"] is None  # over nothing
+    assert total["accuracy"] == round(100 * 2999 / 3000, 2)
 
 
 def test_on_timeout_fail_names_the_sentence(long_input, tmp_path):

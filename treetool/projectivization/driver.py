@@ -104,6 +104,9 @@ class ProjectivizeStats:
 
     def as_dict(self) -> dict[str, Any]:
         def pct(part: int, whole: int) -> float | None:
+            """Percent, 100 for a file without words (nothing to lose), None for no sentence compared."""
+            if not self.words:
+                return 100.0
             return round(100.0 * part / whole, 2) if whole else None
 
         out: dict[str, Any] = {
@@ -113,15 +116,14 @@ class ProjectivizeStats:
             "non_projective_sentences": self.non_projective_sentences,
             "changed_sentences": self.changed_sentences,
             "arcs_changed": self.arcs_changed,
-            "accuracy": pct(self.words - self.arcs_changed, self.words) if self.words else 100.0,
+            "accuracy": pct(self.words - self.arcs_changed, self.words),
             "ms_per_tree": round(1000.0 * self.seconds / self.sentences, 4) if self.sentences else 0.0,
         }
         if self.budget:
             out["timed_out"] = self.timed_out
         if self.compare:
-            empty = 100.0 if not self.words else None  # no words at all: nothing to lose
-            out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept, self.compared_words) or empty
-            out["optimal_accuracy"] = pct(self.optimal_kept, self.compared_words) or empty
+            out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept, self.compared_words)
+            out["optimal_accuracy"] = pct(self.optimal_kept, self.compared_words)
         return out
 
 
@@ -164,7 +166,7 @@ def _label(sentence: Sentence) -> str:
 
 
 class Projectivizer:
-    """Projectivize sentences one at a time, in place, counting as it goes.
+    """Projectivize sentences in place, counting as it goes.
 
     With ``compare=True`` it also measures, for every sentence, the accuracy
     of the other method (pseudo with the head scheme, ignoring the label
