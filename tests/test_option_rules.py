@@ -41,6 +41,8 @@ REFUSED = [
     (["projectivize", EN, "--method", "pseudo", "--root", "any"], "--root"),
     (["projectivize", EN, "--method", "pseudo", "--ties", "lift"], "--ties"),
     (["stats", EN, "--rejects", "r.conllu"], "--rejects"),
+    (["projectivize", EN, "--on-timeout", "skip"], "--on-timeout"),
+    (["projectivize", EN, "--method", "pseudo", "--max-seconds", "1"], "--max-seconds"),
 ]
 
 
