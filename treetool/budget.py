@@ -20,10 +20,14 @@ ON_TIMEOUT_MODES: tuple[str, ...] = ("lift", "skip", "fail")
 
 
 class SentenceTimeout(Exception):
-    """The time budget of one sentence ran out before the algorithm finished."""
+    """The budget of one sentence ran out before the algorithm finished.
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"time budget of {seconds:g} s exceeded")
+    The one exception every per-sentence budget raises (the oracle searches'
+    ``BudgetExceeded`` is a subclass), so a command catches one type.
+    """
+
+    def __init__(self, seconds: float | None, message: str | None = None) -> None:
+        super().__init__(message or f"time budget of {seconds:g} s exceeded")
         self.seconds = seconds
 
 
