@@ -12,7 +12,7 @@ from oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
-from treetool.report import write_json_report
+from treetool.report import JsonReportFile
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
@@ -146,7 +146,11 @@ def oracle_command(
     on_time_out = timeout_mode(on_timeout) if on_timeout else "skip"
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
-    with error_policy(on_error, rejects) as policy, SentenceProgress(quiet) as progress:
+    with (
+        JsonReportFile(report_file) as report_out,
+        error_policy(on_error, rejects) as policy,
+        SentenceProgress(quiet) as progress,
+    ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
@@ -165,13 +169,12 @@ def oracle_command(
             ok = True
         finally:
             writer.close(ok)
+        report_out.write({"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
     if total.timed_out:
         error(f"warning: {total.timed_out} sentences ran out of --max-seconds {max_seconds:g} and were skipped")
     if total.unparsable:
         error(f"{total.unparsable} of {total.sentences} sentences not derivable by {chosen.describe()}: "
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
-    if report_file:
-        write_json_report(report_file, {"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
 
 
 def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str, budget: Budget,

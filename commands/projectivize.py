@@ -12,7 +12,7 @@ from treetool.errors import TreebankError
 from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
-from treetool.report import render, write_json_report
+from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
@@ -48,14 +48,11 @@ REPORT_COLUMNS = [
 ]
 
 
-def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat | None, path: Optional[str]) -> None:
-    """The report: to ``path`` as JSON with ``--report-file``, to stderr in ``fmt`` when ``fmt`` is given; both if both."""
+def print_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: ReportFormat) -> None:
+    """The report on stderr in ``fmt``."""
     files = [r.as_dict() for r in rows]
-    if path:
-        write_json_report(path, {"files": files, "total": total.as_dict()})
-    if fmt is not None:
-        columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
-        render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
+    columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
+    render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
 
 
 def _input_bytes(sentence: Sentence) -> int:
@@ -106,18 +103,19 @@ def projectivize_command(
     """
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
-    print_report = report or "report_format" in given_options(ctx)
+    show_report = report or "report_format" in given_options(ctx)
     options = ProjectivizeOptions(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
         scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
         max_seconds=max_seconds, on_timeout=timeout_mode(on_timeout),
     )
-    want_report = print_report or report_file is not None
+    want_report = show_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)
     source = inputs[0][1]
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
     with (
+        JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
@@ -133,8 +131,9 @@ def projectivize_command(
             stats.seconds = time.perf_counter() - start
             per_file.append(stats)
             total.merge(stats)
+        report_out.write({"files": [r.as_dict() for r in per_file], "total": total.as_dict()})
     summary = projectivizer.timeout_summary()
     if summary:
         error(f"warning: {summary}")
-    if want_report:
-        write_report(per_file, total, report_format if print_report else None, report_file)
+    if show_report:
+        print_report(per_file, total, report_format)

@@ -41,6 +41,15 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("deprojectivize", "files"): ("argument", [], READ),
     ("deprojectivize", "output"): ("-o", [], WRITE),
     ("deprojectivize", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("oracle", "files"): ("argument", [], READ),
+    ("oracle", "output"): ("-o", [], WRITE),
+    ("oracle", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("oracle", "report_file"): ("--report-file", [], WRITE),
+    ("replay", "files"): ("argument", [], READ),
+    ("replay", "output"): ("-o", [], WRITE),
+    ("replay", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("coverage", "files"): ("argument", [], READ),
+    ("coverage", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
 }
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

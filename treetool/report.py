@@ -118,8 +118,30 @@ def render(
         raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(REPORT_FORMATS)})")
 
 
-def write_json_report(path: str, doc: Mapping[str, Any]) -> None:
-    """Write a report document as JSON to ``path`` (``-``: stdout), as safely as treebank output."""
-    from .formats.files import write_text_file
+class JsonReportFile:
+    """A ``--report-file`` opened when the run starts and written when it ends.
 
-    write_text_file(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    Opening first means a path that cannot be written fails at once (one
+    line, exit 1) instead of after hours of work; the file appears only when
+    the run succeeds, by the rules of :class:`~treetool.formats.files.AtomicOutput`.
+    ``None`` as the path makes every call a no-op.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        from .formats.files import AtomicOutput
+
+        self._out = AtomicOutput(path) if path else None
+
+    def write(self, doc: Mapping[str, Any]) -> None:
+        if self._out is not None:
+            self._out.write((json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+    def __enter__(self) -> JsonReportFile:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._out is not None:
+            if exc_type is None:
+                self._out.commit()
+            else:
+                self._out.abort()
