@@ -1,0 +1,192 @@
+"""``treetool annotate``: one record per transition, with the dynamic oracle's cost of every legal action."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Annotated, Any, Optional
+
+import typer
+
+from oracles.annotate import (
+    ORACLE_KINDS, POLICIES, Explore, OracleUnavailable, Predicted, Static, Step, annotate_sentence,
+    has_published_oracle,
+)
+from oracles.system import TransitionSystem
+from treetool.errors import TreebankError
+from treetool.formats.files import AtomicOutput
+from treetool.sentence import Sentence
+from treetool.treebank import read_treebank
+
+from .common import (
+    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command,
+    error_policy, input_formats, refuse_inapplicable,
+)
+from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+
+STEP_FORMATS = ("jsonl", "tsv")
+
+Policy = choices("Policy", POLICIES)
+OracleKind = choices("OracleKind", ORACLE_KINDS)
+StepFormat = choices("StepFormat", STEP_FORMATS)
+
+RULES = (
+    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
+    OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(("max_length",), lambda v: v["exact"],
+             "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
+)
+
+
+@cli_command
+def annotate_command(
+    ctx: typer.Context,
+    files: Files,
+    system: Annotated[str, typer.Option("--system", "-s", metavar="NAME", help="Transition system: arc-eager, arc-hybrid, nm-arc-eager (published dynamic oracles), arc-standard, attardi, swap, or package.module:ClassName (exact search).", show_default=False)],
+    degree: DegreeOpt = None,
+    variant: VariantOpt = None,
+    reduce: ReduceOpt = None,
+    order: OrderOpt = None,
+    labeled: LabeledOpt = False,
+    policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,
+    error_rate: Annotated[float, typer.Option("--error-rate", min=0.0, max=1.0, metavar="P", help="explore: probability of a random non-optimal action at each step.")] = 0.1,
+    seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
+    predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
+    oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
+    max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
+    output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
+    output: Output = "-",
+    from_format: FromFormat = None,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+) -> None:
+    """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
+
+    Each step gives the configuration (stack, buffer, heads, labels with
+    --labeled), the cost of every legal action (how many more words end up
+    with a wrong head, or label with --labeled, than the best tree still
+    reachable), the optimal actions (cost 0) and the action taken.
+
+    \b
+    jsonl: {"sent_id", "step", "stack", "buffer", "heads", ["labels",]
+           "costs", "optimal", "action"}; heads has n+1 entries, heads[0] = -1,
+           -1 = no head yet; step counts from 1.
+    tsv:   sent_id TAB step TAB taken TAB optimal TAB costs, where optimal is
+           the optimal actions separated by spaces and costs is ACTION=COST
+           separated by spaces, in the system's legal order.
+
+    Examples:
+
+    \b
+      treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
+      treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
+      treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
+    """
+    chosen = system_from_options(ctx)
+    inputs = input_formats(files, from_format)
+    kind = _oracle_kind(chosen, oracle)
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
+    if policy.value == "predicted" and predicted is None:
+        raise InapplicableOption("--policy predicted needs --predicted FILE")
+    walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
+    encode = _jsonl if output_format.value == "jsonl" else _tsv
+    with error_policy(on_error, rejects) as errors:
+        with AtomicOutput(output) as out:
+            trees = _predicted_trees(predicted, from_format) if predicted else None
+            for path, fmt in inputs:
+                if fmt == "ptb":
+                    raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+                for position, sentence in enumerate(read_treebank(path, fmt, on_error=errors), 1):
+                    if trees is not None:
+                        walk_policy = _predicted_policy(sentence, position, trees)
+                    try:
+                        steps = _steps(chosen, sentence, labeled, walk_policy, position, kind, max_length)
+                    except TreebankError as err:
+                        errors(err)
+                        continue
+                    out.write(encode(sentence.identifier(position), steps).encode("utf-8"))
+            if trees is not None:
+                _no_more_predicted(trees)
+
+
+def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
+    """``--oracle`` resolved: the published dynamic oracle when there is one, else exact search."""
+    published = has_published_oracle(system)
+    if asked is None:
+        return "dynamic" if published else "exact"
+    if asked.value == "dynamic" and not published:
+        raise InapplicableOption(f"--oracle dynamic: {system.describe()} has no published dynamic oracle; "
+                                 "--oracle exact searches exhaustively, on sentences of up to --max-length words")
+    return asked.value
+
+
+def _steps(system: TransitionSystem, sentence: Sentence, labeled: bool, policy: Any, position: int, kind: str,
+           max_length: int) -> Iterator[Step]:
+    """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
+    try:
+        return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
+                                 policy=policy, position=position, oracle=kind, max_length=max_length)
+    except OracleUnavailable as err:
+        missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
+        message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"
+        raise TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
+                            raw=sentence.raw) from None
+
+
+def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
+    lines = []
+    for s in steps:
+        record: dict[str, Any] = {"sent_id": sent_id, "step": s.step, "stack": s.stack, "buffer": s.buffer,
+                                  "heads": s.heads}
+        if s.labels is not None:
+            record["labels"] = s.labels
+        record["costs"] = s.costs
+        record["optimal"] = s.optimal
+        record["action"] = s.action
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
+def _tsv(sent_id: str, steps: Iterator[Step]) -> str:
+    return "".join(
+        f"{sent_id}\t{s.step}\t{s.action}\t{' '.join(s.optimal)}\t"
+        f"{' '.join(f'{a}={c}' for a, c in s.costs.items())}\n"
+        for s in steps
+    )
+
+
+# ---------------------------------------------------------------- --predicted
+
+
+def _predicted_trees(path: str, from_format: Any) -> Iterator[tuple[int, Sentence]]:
+    """The sentences of ``--predicted`` with their positions (bad ones are always errors)."""
+    (_, fmt), = input_formats([path], from_format)
+    if fmt == "ptb":
+        raise TreebankError("--predicted needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+    return enumerate(read_treebank(path, fmt), 1)
+
+
+def _predicted_policy(gold: Sentence, position: int, trees: Iterator[tuple[int, Sentence]]) -> Predicted:
+    """The predicted tree of ``gold``: the next one of ``--predicted``, which must have the same id and length."""
+    wanted = gold.identifier(position)
+    found = next(trees, None)
+    if found is None:
+        raise TreebankError(f"sentence {wanted} has no predicted tree (--predicted ends before it)",
+                            filename=gold.filename, line=gold.line)
+    number, tree = found
+    if tree.identifier(number) != wanted:
+        raise TreebankError(f"the predicted sentence is {tree.identifier(number)}, the gold one (in the same "
+                            f"place) {wanted}: the files must hold the same sentences in the same order",
+                            filename=tree.filename, line=tree.line)
+    if len(tree) != len(gold):
+        raise TreebankError(f"the predicted tree of {wanted} has {len(tree)} words, the gold one {len(gold)}",
+                            filename=tree.filename, line=tree.line)
+    return Predicted(tree.head_list, tree.deprels)
+
+
+def _no_more_predicted(trees: Iterator[tuple[int, Sentence]]) -> None:
+    extra = next(trees, None)
+    if extra is not None:
+        number, tree = extra
+        raise TreebankError(f"sentence {tree.identifier(number)} is not in the gold files",
+                            filename=tree.filename, line=tree.line)
