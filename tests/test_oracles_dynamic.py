@@ -1,0 +1,148 @@
+"""Dynamic oracles (issue 9): the interface, the exact oracle, and the published oracles against it.
+
+The reference is the exhaustive search (``ExhaustiveSearch``, itself tested
+against a plain brute force in test_oracles_search.py); the exact oracle is
+additionally checked here against that brute force directly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from oracle_trees import TRANSITION_SPECS, all_trees, bf_projective, make, random_tree, word_labels
+from oracles import ExactOracle, OracleUnavailable, get_system
+from oracles.dynamic import disagreement
+from test_oracles_search import bf_finals, bf_wrong, random_walk
+
+
+def test_exact_oracle_matches_brute_force_costs():
+    """cost(a) = min wrong over finals after a - min wrong over finals now, by plain enumeration."""
+    rng = random.Random(1)
+    for spec in TRANSITION_SPECS:
+        system = make(spec)
+        for tree in all_trees(3):
+            oracle = system.exact_oracle(tree)
+            for config in random_walk(system, 3, rng):
+                now = min(bf_wrong(f, tree) for f in bf_finals(system, config))
+                expected = {
+                    a: min(bf_wrong(f, tree) for f in bf_finals(system, system.apply(config, a))) - now
+                    for a in system.legal(config)
+                }
+                costs = oracle.costs(config)
+                assert costs == expected, (spec, tree, config)
+                assert all(type(c) is int for c in costs.values())
+                assert oracle.optimal(config) == [a for a in system.legal(config) if expected[a] == 0]
+
+
+def test_labelled_keys_carry_the_gold_label_of_the_attached_word():
+    system = get_system("nm-arc-eager", variant="LD")
+    labels = ["", "root", "obj"]
+    oracle = system.dynamic_oracle([-1, 0, 1], labels)
+    config = system.run(["SH", "SH"], 2, labeled=True)  # stack [1, 2], buffer [0]: 2 is headless
+    assert oracle.costs(config) == {"LA(obj)": 1, "RE(obj)": 0}  # RE adds 1 -> 2 (gold); LA makes 2 a root
+    assert oracle.optimal(config) == ["RE(obj)"]
+    config = system.run(["SH", "RA(obj)", "RE"], 2, labeled=True)  # stack [1], buffer [0]
+    assert oracle.costs(config) == {"LA(root)": 0}
+
+
+def test_exact_oracle_is_the_default_and_refuses_long_sentences():
+    for name in ("swap", "attardi", "arc-standard"):
+        system = get_system(name)
+        assert isinstance(system.dynamic_oracle([-1, 0]), ExactOracle)
+        with pytest.raises(OracleUnavailable, match="exact search is limited to 10 words; this sentence has 11"):
+            system.dynamic_oracle(random_tree(11, random.Random(0)))
+        assert isinstance(system.dynamic_oracle(random_tree(11, random.Random(0)), max_length=None), ExactOracle)
+    system = get_system("swap")
+    tree, labels = (-1, 2, 0), word_labels(2)
+    config = system.initial(2, labeled=True)
+    assert system.costs(config, tree, labels) == {"SH": 0}
+    assert system.optimal(system.run(["SH", "SH"], 2, labeled=True), tree, labels) == [f"LA({labels[1]})", "SW"]  # SW, SH, RA also builds 2 -> 1
+
+
+# --------------------------------------------------------------------------
+# the published oracles against the exhaustive search
+# --------------------------------------------------------------------------
+
+FAST = [  # (id, system spec, dynamic_oracle options); exact for projective gold trees
+    ("arc-eager", ("arc-eager", {}), {}),
+    ("arc-hybrid", ("arc-hybrid", {}), {}),
+    ("nm-L", ("nm-arc-eager", {"variant": "L"}), {}),
+    ("nm-LD", ("nm-arc-eager", {"variant": "LD"}), {}),
+    ("nm-D-corrected", ("nm-arc-eager", {"variant": "D"}), {"published": False}),
+]
+
+
+def _factory(spec, options):
+    system = make(spec)
+    return system, lambda heads, labels=None: system.dynamic_oracle(heads, labels, **options)
+
+
+def all_configurations(system, n, labeled=False):
+    """Every configuration reachable from the initial one (labelled: arcs get label "a" or "b")."""
+    start = system.initial(n, labeled=labeled)
+    seen, todo = {start: None}, [start]
+    while todo:
+        config = todo.pop()
+        for action in system.legal(config):
+            spellings = [action]
+            if labeled and (action != "SH" and system.apply(config, action).heads != config.heads):
+                spellings = [f"{action}(a)", f"{action}(b)"]
+            for spelling in spellings:
+                after = system.apply(config, spelling)
+                if after not in seen:
+                    seen[after] = None
+                    todo.append(after)
+    return list(seen)
+
+
+@pytest.mark.parametrize("name, spec, options", FAST, ids=[f[0] for f in FAST])
+def test_exact_on_every_reachable_configuration_of_every_projective_tree(name, spec, options):
+    """All projective trees of up to 4 words x all reachable configurations (visited in an arbitrary order)."""
+    system, make_oracle = _factory(spec, options)
+    for n in range(1, 5):
+        configs = all_configurations(system, n)
+        for tree in filter(bf_projective, all_trees(n)):
+            exact, fast = system.exact_oracle(tree), make_oracle(tree)
+            for config in configs:
+                assert fast.costs(config) == exact.costs(config), (tree, config)
+
+
+@pytest.mark.parametrize("name, spec, options", FAST, ids=[f[0] for f in FAST])
+def test_exact_with_labels_on_every_reachable_configuration(name, spec, options):
+    """Labelled: wrong labels on built arcs, gold labels a/b; trees of up to 3 words."""
+    system, make_oracle = _factory(spec, options)
+    for n in range(1, 4):
+        configs = all_configurations(system, n, labeled=True)
+        for tree in filter(bf_projective, all_trees(n)):
+            for labels in itertools.product("ab", repeat=n):
+                labels = ["", *labels]
+                exact, fast = system.exact_oracle(tree, labels), make_oracle(tree, labels)
+                for config in configs:
+                    assert fast.costs(config) == exact.costs(config), (tree, labels, config)
+                    assert fast.optimal(config) == exact.optimal(config)
+
+
+@pytest.mark.parametrize("name, spec, options", FAST, ids=[f[0] for f in FAST])
+def test_exact_along_exploring_walks_over_projective_trees(name, spec, options):
+    """120 projective trees of 5-6 words, random projective trees of 7-9 words, labelled half the time.
+
+    (Every tree of 5-6 words x every configuration is checked by
+    benchmarks/dynamic_oracles_exhaustive.py, too slow for a unit test.)
+    """
+    system, make_oracle = _factory(spec, options)
+    rng = random.Random(11)
+    trees = [t for n in (5, 6) for t in all_trees(n) if bf_projective(t)]
+    trees = rng.sample(trees, 120) + [random_projective(n, rng) for n in (7, 8, 9) for _ in range(2)]
+    labelled = [(t, word_labels(len(t) - 1) if i % 2 else None) for i, t in enumerate(trees)]
+    differ, total = disagreement(system, make_oracle, labelled, rng, error_rate=0.3)
+    assert differ == 0 and total > 120 * 10
+
+
+def random_projective(n, rng):
+    while True:
+        tree = random_tree(n, rng)
+        if bf_projective(tree):
+            return tree
