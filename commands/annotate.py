@@ -9,10 +9,10 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, OracleUnavailable, Predicted, Static, Step, annotate_sentence,
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
     has_published_oracle,
 )
-from oracles.system import TransitionSystem
+from oracles.system import OracleUnavailable, TransitionSystem
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.sentence import Sentence

@@ -33,16 +33,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from .search import ExhaustiveSearch
-from .system import Action, Configuration, TransitionSystem, as_heads, with_label
+from .system import Action, Configuration, DynamicOracle, OracleUnavailable, TransitionSystem, as_heads
 
 __all__ = [
     "ORACLE_KINDS",
     "POLICIES",
     "Explore",
-    "OracleUnavailable",
     "Predicted",
     "Static",
     "Step",
@@ -76,46 +74,16 @@ class Step:
     action: Action
 
 
-class DynamicOracle(Protocol):
-    """The per-sentence oracle of ``notes/dynamic_interface.md`` (see ``TransitionSystem.dynamic_oracle``)."""
-
-    def costs(self, config: Configuration) -> dict[Action, int]: ...
-
-
 Chooser = Callable[[Configuration, dict[Action, int], list[Action]], Action]
 """Picks the action taken in ``config`` from its costs and its optimal actions."""
 
 
 # ---------------------------------------------------------------- oracles
-# Stand-in until the dynamic-oracle interface lands on TransitionSystem (branch `dynamic`).
-
-
-class OracleUnavailable(ValueError):
-    """The oracle asked for cannot serve this sentence (e.g. exact search on a sentence that is too long)."""
-
-
-class _SearchOracle:
-    def __init__(self, system: TransitionSystem, gold_heads: Sequence[int], gold_labels: Sequence[str] | None) -> None:
-        self.search = ExhaustiveSearch(system, gold_heads, gold_labels)
-        self.labels = gold_labels
-        self.system = system
-
-    def costs(self, config: Configuration) -> dict[Action, int]:
-        plain = self.search.costs(config)
-        if self.labels is None:
-            return {a: int(c) for a, c in plain.items()}
-        out = {}
-        for action, cost in plain.items():
-            after = self.system.apply(config, action)
-            changed = [w for w in range(1, len(config.heads)) if after.heads[w] != config.heads[w]]
-            out[with_label(action, self.labels[changed[0]]) if changed else action] = int(cost)
-        return out
 
 
 def has_published_oracle(system: TransitionSystem) -> bool:
     """True when ``system`` overrides the exact search with a dynamic oracle of its own."""
-    method = getattr(type(system), "dynamic_oracle", None)
-    return method is not None and method is not getattr(TransitionSystem, "dynamic_oracle", None)
+    return type(system).dynamic_oracle is not TransitionSystem.dynamic_oracle
 
 
 def make_oracle(
@@ -125,20 +93,21 @@ def make_oracle(
     *,
     kind: str = "dynamic",
     max_length: int | None = 10,
+    **options: Any,
 ) -> DynamicOracle:
-    """The oracle for one gold tree: ``dynamic`` (the system's own, else exact search) or ``exact``.
+    """The oracle for one gold tree: ``dynamic`` (``system.dynamic_oracle``) or ``exact`` (the search).
 
-    Raises :class:`OracleUnavailable` when exact search is asked for a
-    sentence longer than ``max_length`` words (``None``: no limit).
+    ``options`` go to the system's ``dynamic_oracle`` (nm-arc-eager:
+    ``prefer_monotonic``). Raises :class:`OracleUnavailable` when exact
+    search is asked for a sentence longer than ``max_length`` words
+    (``None``: no limit); ``dynamic`` is exact search too for a system
+    without a published oracle.
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "dynamic" and has_published_oracle(system):
-        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length)  # type: ignore[attr-defined]
-    n = len(gold_heads) - 1
-    if max_length is not None and n > max_length:
-        raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {n}")
-    return _SearchOracle(system, gold_heads, gold_labels)
+    if kind == "exact":
+        return system.exact_oracle(gold_heads, gold_labels, max_length=max_length)
+    return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
 
 
 # ---------------------------------------------------------------- policies
@@ -154,6 +123,7 @@ class SentenceContext:
     position: int
     oracle_kind: str
     max_length: int | None
+    oracle_options: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -211,10 +181,10 @@ class Predicted:
         if actions is not None:
             return _sequence(actions)
         oracle = make_oracle(sentence.system, heads, labels, kind=sentence.oracle_kind,
-                             max_length=sentence.max_length)
+                             max_length=sentence.max_length, **sentence.oracle_options)
 
         def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:
-            return _first_optimal(config, *_with_optimal(oracle.costs(config)))
+            return (oracle.optimal(config) or _cheapest(oracle.costs(config)))[0]
 
         return choose
 
@@ -238,13 +208,10 @@ def _first_optimal(config: Configuration, costs: dict[Action, int], best: list[A
     return best[0]
 
 
-def _with_optimal(costs: dict[Action, int]) -> tuple[dict[Action, int], list[Action]]:
-    """``costs`` and the actions a policy treats as optimal: cost 0, else (approximate oracles) the cheapest."""
-    optimal = [a for a, c in costs.items() if c == 0]
-    if not optimal and costs:
-        least = min(costs.values())
-        optimal = [a for a, c in costs.items() if c == least]
-    return costs, optimal
+def _cheapest(costs: dict[Action, int]) -> list[Action]:
+    """What a policy treats as optimal when an approximate oracle leaves no action of cost 0."""
+    least = min(costs.values())
+    return [a for a, c in costs.items() if c == least]
 
 
 # ---------------------------------------------------------------- the walk
@@ -259,21 +226,23 @@ def annotate_sentence(
     position: int = 1,
     oracle: str = "dynamic",
     max_length: int | None = 10,
+    oracle_options: dict[str, Any] | None = None,
 ) -> Iterator[Step]:
     """The steps of one sentence from the initial configuration to the first final one.
 
     ``policy`` is :class:`Static`, :class:`Explore` or :class:`Predicted`
     (any object with ``chooser(SentenceContext) -> Chooser`` works);
-    ``position`` (1-based) seeds :class:`Explore`'s stream; ``oracle`` and
-    ``max_length`` choose the oracle (:func:`make_oracle`). The oracle and the
+    ``position`` (1-based) seeds :class:`Explore`'s stream; ``oracle``,
+    ``max_length`` and ``oracle_options`` choose the oracle (:func:`make_oracle`). The oracle and the
     policy are set up before this returns, so :class:`OracleUnavailable`
     (sentence too long for exact search) is raised here, before any step.
     A labelled walk (``gold_labels`` given) prices arc actions with the gold
     label of the word they attach.
     """
     heads = as_heads(gold_heads)
-    dynamic = make_oracle(system, heads, gold_labels, kind=oracle, max_length=max_length)
-    context = SentenceContext(system, heads, gold_labels, position, oracle, max_length)
+    options = oracle_options or {}
+    dynamic = make_oracle(system, heads, gold_labels, kind=oracle, max_length=max_length, **options)
+    context = SentenceContext(system, heads, gold_labels, position, oracle, max_length, options)
     choose = policy.chooser(context)
     return _walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
 
@@ -283,8 +252,8 @@ def _walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool
     step = 0
     while not system.is_final(config):
         costs = oracle.costs(config)
-        optimal = [a for a, c in costs.items() if c == 0]
-        action = choose(config, costs, optimal or _with_optimal(costs)[1])
+        optimal = oracle.optimal(config)
+        action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
         yield Step(step, config.stack, config.buffer, config.heads, config.labels, costs, optimal, action)
         config = system.apply(config, action)
