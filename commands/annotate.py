@@ -33,6 +33,8 @@ StepFormat = choices("StepFormat", STEP_FORMATS)
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
+             "needs --system nm-arc-eager and its dynamic oracle"),
     OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
 )
@@ -48,6 +50,7 @@ def annotate_command(
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
     labeled: LabeledOpt = False,
+    prefer_monotonic: Annotated[bool, typer.Option("--prefer-monotonic", help="nm-arc-eager: among the optimal actions, only those also optimal for the monotonic oracle, when there are any (Honnibal et al. 2013 section 6).")] = False,
     policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,
     error_rate: Annotated[float, typer.Option("--error-rate", min=0.0, max=1.0, metavar="P", help="explore: probability of a random non-optimal action at each step.")] = 0.1,
     seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
@@ -89,6 +92,7 @@ def annotate_command(
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
+    options = {"prefer_monotonic": True} if prefer_monotonic else {}
     encode = _jsonl if output_format.value == "jsonl" else _tsv
     with error_policy(on_error, rejects) as errors:
         with AtomicOutput(output) as out:
@@ -100,7 +104,7 @@ def annotate_command(
                     if trees is not None:
                         walk_policy = _predicted_policy(sentence, position, trees)
                     try:
-                        steps = _steps(chosen, sentence, labeled, walk_policy, position, kind, max_length)
+                        steps = _steps(chosen, sentence, labeled, walk_policy, position, kind, max_length, options)
                     except TreebankError as err:
                         errors(err)
                         continue
@@ -121,11 +125,12 @@ def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
 
 
 def _steps(system: TransitionSystem, sentence: Sentence, labeled: bool, policy: Any, position: int, kind: str,
-           max_length: int) -> Iterator[Step]:
+           max_length: int, options: dict[str, Any]) -> Iterator[Step]:
     """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
     try:
         return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
-                                 policy=policy, position=position, oracle=kind, max_length=max_length)
+                                 policy=policy, position=position, oracle=kind, max_length=max_length,
+                                 oracle_options=options)
     except OracleUnavailable as err:
         missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
         message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"

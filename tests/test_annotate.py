@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from commands.app import app
 from oracles import Configuration, ExhaustiveSearch, get_system
-from oracles.annotate import Explore, Predicted, Static, annotate_sentence, has_published_oracle
+from oracles.annotate import Explore, Predicted, Static, annotate_sentence
 
 from conftest import SAMPLE_DATA
 from oracle_trees import bf_projective, random_nonprojective, random_tree, spec_id, word_labels
@@ -320,6 +320,9 @@ REFUSED = [
     (["--policy", "explore", "--error-rate", "1.5"], "--error-rate"),
     (["--system", "swap", "--oracle", "dynamic"], "--oracle dynamic: swap (order=eager) has no published dynamic"),
     (["--system", "attardi", "--oracle", "dynamic"], "--oracle dynamic: attardi (degree=2) has no published"),
+    (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
+    (["--system", "arc-eager", "--prefer-monotonic"], "--prefer-monotonic needs --system nm-arc-eager"),
+    (["--system", "nm-arc-eager", "--oracle", "exact", "--prefer-monotonic"], "--prefer-monotonic needs"),
 ]
 
 
@@ -333,8 +336,13 @@ def test_options_that_cannot_act_are_refused(args, message):
     assert result.stdout == b""
 
 
-def test_max_length_is_refused_without_exact_search():
-    if not has_published_oracle(get_system("arc-eager")):
-        pytest.skip("arc-eager's dynamic oracle is not on this branch yet")
-    result = run("annotate", EN, "--system", "arc-eager", "--max-length", "5")
-    assert result.returncode == 2 and b"--max-length acts only with exact search" in result.stderr
+def test_prefer_monotonic_narrows_the_optimal_actions_to_cost_0_ones():
+    args = ["annotate", EN, "--system", "nm-arc-eager", "--policy", "explore", "--error-rate", "0.3"]
+    for r in records(run(*args).stdout):
+        assert r["optimal"] == [a for a, c in r["costs"].items() if c == 0]
+    narrower = 0
+    for r in records(run(*args, "--prefer-monotonic").stdout):
+        zero = [a for a, c in r["costs"].items() if c == 0]
+        assert set(r["optimal"]) <= set(zero)
+        narrower += r["optimal"] != zero
+    assert narrower
