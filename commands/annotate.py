@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from typing import Annotated, Any, Optional
@@ -139,17 +140,33 @@ def _steps(system: TransitionSystem, sentence: Sentence, labeled: bool, policy: 
 
 
 def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
+    """The records of one sentence, byte for byte what ``json.dumps(record, ensure_ascii=False)`` writes.
+
+    Spelled out here because ``json.dumps`` per record takes about half the
+    run: lists of ints are written by ``str(list)`` (the same text), each
+    action or label spelling is JSON-encoded once (:func:`_quoted`), and
+    the heads and labels are encoded again only when a step changed them
+    (a shift or reduce passes the same tuples on).
+    """
+    head = f'{{"sent_id": {json.dumps(sent_id, ensure_ascii=False)}, "step": '
     lines = []
+    heads = labels = heads_text = labels_text = None
     for s in steps:
-        record: dict[str, Any] = {"sent_id": sent_id, "step": s.step, "stack": s.stack, "buffer": s.buffer,
-                                  "heads": s.heads}
-        if s.labels is not None:
-            record["labels"] = s.labels
-        record["costs"] = s.costs
-        record["optimal"] = s.optimal
-        record["action"] = s.action
-        lines.append(json.dumps(record, ensure_ascii=False))
-    return "".join(line + "\n" for line in lines)
+        if s.heads is not heads:
+            heads, heads_text = s.heads, str(list(s.heads))
+        if s.labels is not labels:
+            labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
+        costs = ", ".join([f"{_quoted(a)}: {c}" for a, c in s.costs.items()])
+        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {list(s.buffer)}, "heads": '
+                     f'{heads_text}, {labels_text or ""}"costs": {{{costs}}}, "optimal": '
+                     f'[{", ".join([_quoted(a) for a in s.optimal])}], "action": {_quoted(s.action)}}}\n')
+    return "".join(lines)
+
+
+@functools.lru_cache(maxsize=65536)
+def _quoted(text: str | None) -> str:
+    """``text`` as JSON (``null`` for None), cached: a treebank has few distinct spellings."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _tsv(sent_id: str, steps: Iterator[Step]) -> str:

@@ -231,6 +231,16 @@ def test_jsonl_records_have_exactly_the_specified_keys_and_shapes(tmp_path):
     assert out[0]["costs"] == {"SH": 0} and out[0]["optimal"] == ["SH"] and out[0]["action"] == "SH"
 
 
+@pytest.mark.parametrize("labeled", [[], ["--labeled"]], ids=["unlabeled", "labeled"])
+def test_jsonl_is_what_json_dumps_writes(tmp_path, labeled):
+    path = tmp_path / "g.conllu"
+    path.write_text(conllu([('id "with" quotes \\ é', [-1, 2, 0, 2], ["", "a\"b", "root", "é:x"])]))
+    lines = run("annotate", path, "--system", "nm-arc-eager", "--policy", "explore", "--error-rate", "0.5",
+                *labeled).stdout.decode().splitlines()
+    assert lines and all(json.dumps(json.loads(line), ensure_ascii=False) == line for line in lines)
+    assert json.loads(lines[0])["sent_id"] == 'id "with" quotes \\ é'
+
+
 def test_labeled_adds_labels_and_labelled_actions(tmp_path):
     path = tmp_path / "g.conllu"
     path.write_text(conllu([("a", [-1, 2, 0], ["", "nsubj", "root"])]))
