@@ -13,6 +13,7 @@ from oracles.annotate import (
     ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
     has_published_oracle,
 )
+from oracles.search import BudgetExceeded
 from oracles.system import OracleUnavailable, TransitionSystem
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
@@ -20,7 +21,7 @@ from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command,
+    Files, FromFormat, InapplicableOption, error, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command,
     error_policy, input_formats, refuse_inapplicable,
 )
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
@@ -36,7 +37,7 @@ RULES = (
     OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
     OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
              "needs --system nm-arc-eager and its dynamic oracle"),
-    OnlyWhen(("max_length",), lambda v: v["exact"],
+    OnlyWhen(("max_length", "max_seconds"), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
 )
 
@@ -58,6 +59,7 @@ def annotate_command(
     predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
+    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", min=0.0, metavar="S", help="Exact search: a sentence whose search takes longer is skipped with a warning and counted [default: no limit].", show_default=False)] = None,
     output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
     output: Output = "-",
     from_format: FromFormat = None,
@@ -93,25 +95,33 @@ def annotate_command(
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
-    options = {"prefer_monotonic": True} if prefer_monotonic else {}
+    walk = functools.partial(
+        _steps, chosen, labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
+        options={"prefer_monotonic": True} if prefer_monotonic else {})
     encode = _jsonl if output_format.value == "jsonl" else _tsv
-    with error_policy(on_error, rejects) as errors:
-        with AtomicOutput(output) as out:
-            trees = _predicted_trees(predicted, from_format) if predicted else None
-            for path, fmt in inputs:
-                if fmt == "ptb":
-                    raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
-                for position, sentence in enumerate(read_treebank(path, fmt, on_error=errors), 1):
-                    if trees is not None:
-                        walk_policy = _predicted_policy(sentence, position, trees)
-                    try:
-                        steps = _steps(chosen, sentence, labeled, walk_policy, position, kind, max_length, options)
-                    except TreebankError as err:
-                        errors(err)
-                        continue
-                    out.write(encode(sentence.identifier(position), steps).encode("utf-8"))
-            if trees is not None:
-                _no_more_predicted(trees)
+    timed_out: list[str] = []
+    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out:
+        trees = _predicted_trees(predicted, from_format) if predicted else None
+        for path, fmt in inputs:
+            if fmt == "ptb":
+                raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+            for position, sentence in enumerate(read_treebank(path, fmt, on_error=errors), 1):
+                if trees is not None:
+                    walk_policy = _predicted_policy(sentence, position, trees)
+                try:
+                    text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
+                except TreebankError as err:
+                    errors(err)
+                    continue
+                except BudgetExceeded:
+                    timed_out.append(sentence.identifier(position))
+                    continue
+                out.write(text.encode("utf-8"))
+        if trees is not None:
+            _no_more_predicted(trees)
+    if timed_out:
+        error(f"skipped {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} whose exact search took more than "
+              f"--max-seconds {max_seconds:g} (first: {timed_out[0]})")
 
 
 def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
@@ -125,13 +135,13 @@ def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
     return asked.value
 
 
-def _steps(system: TransitionSystem, sentence: Sentence, labeled: bool, policy: Any, position: int, kind: str,
-           max_length: int, options: dict[str, Any]) -> Iterator[Step]:
+def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: int, *, labeled: bool, kind: str,
+           max_length: int, max_seconds: float | None, options: dict[str, Any]) -> Iterator[Step]:
     """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
     try:
         return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
                                  policy=policy, position=position, oracle=kind, max_length=max_length,
-                                 oracle_options=options)
+                                 max_seconds=max_seconds, oracle_options=options)
     except OracleUnavailable as err:
         missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
         message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"

@@ -35,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
+from .search import Budget
 from .system import Action, Configuration, DynamicOracle, OracleUnavailable, TransitionSystem, as_heads
 
 __all__ = [
@@ -93,21 +94,24 @@ def make_oracle(
     *,
     kind: str = "dynamic",
     max_length: int | None = 10,
+    max_seconds: float | None = None,
     **options: Any,
 ) -> DynamicOracle:
     """The oracle for one gold tree: ``dynamic`` (``system.dynamic_oracle``) or ``exact`` (the search).
 
-    ``options`` go to the system's ``dynamic_oracle`` (nm-arc-eager:
-    ``prefer_monotonic``). Raises :class:`OracleUnavailable` when exact
-    search is asked for a sentence longer than ``max_length`` words
-    (``None``: no limit); ``dynamic`` is exact search too for a system
-    without a published oracle.
+    ``dynamic`` is the exact search too for a system without a published
+    oracle. For the search, a sentence longer than ``max_length`` words
+    raises :class:`OracleUnavailable` (``None``: no limit), and
+    ``max_seconds`` bounds the whole sentence's search (``BudgetExceeded``
+    when a later call finds the time spent). ``options`` go to a published
+    ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "exact":
-        return system.exact_oracle(gold_heads, gold_labels, max_length=max_length)
-    return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
+    if kind == "dynamic" and has_published_oracle(system):
+        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
+    budget = None if max_seconds is None else Budget(seconds=max_seconds)
+    return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
 
 
 # ---------------------------------------------------------------- policies
@@ -121,9 +125,8 @@ class SentenceContext:
     gold_heads: list[int]
     gold_labels: Sequence[str] | None
     position: int
-    oracle_kind: str
-    max_length: int | None
-    oracle_options: dict[str, Any]
+    oracle_for: Callable[[Sequence[int], Sequence[str] | None], DynamicOracle]
+    """The oracle of the walk for another tree (:class:`Predicted`)."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +183,7 @@ class Predicted:
         actions = sentence.system.static_oracle(heads, labels)
         if actions is not None:
             return _sequence(actions)
-        oracle = make_oracle(sentence.system, heads, labels, kind=sentence.oracle_kind,
-                             max_length=sentence.max_length, **sentence.oracle_options)
+        oracle = sentence.oracle_for(heads, labels)
 
         def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:
             return (oracle.optimal(config) or _cheapest(oracle.costs(config)))[0]
@@ -226,6 +228,7 @@ def annotate_sentence(
     position: int = 1,
     oracle: str = "dynamic",
     max_length: int | None = 10,
+    max_seconds: float | None = None,
     oracle_options: dict[str, Any] | None = None,
 ) -> Iterator[Step]:
     """The steps of one sentence from the initial configuration to the first final one.
@@ -233,16 +236,20 @@ def annotate_sentence(
     ``policy`` is :class:`Static`, :class:`Explore` or :class:`Predicted`
     (any object with ``chooser(SentenceContext) -> Chooser`` works);
     ``position`` (1-based) seeds :class:`Explore`'s stream; ``oracle``,
-    ``max_length`` and ``oracle_options`` choose the oracle (:func:`make_oracle`). The oracle and the
+    ``max_length``, ``max_seconds`` and ``oracle_options`` choose the oracle
+    (:func:`make_oracle`). The oracle and the
     policy are set up before this returns, so :class:`OracleUnavailable`
     (sentence too long for exact search) is raised here, before any step.
     A labelled walk (``gold_labels`` given) prices arc actions with the gold
     label of the word they attach.
     """
     heads = as_heads(gold_heads)
-    options = oracle_options or {}
-    dynamic = make_oracle(system, heads, gold_labels, kind=oracle, max_length=max_length, **options)
-    context = SentenceContext(system, heads, gold_labels, position, oracle, max_length, options)
+    def oracle_for(tree: Sequence[int], labels: Sequence[str] | None) -> DynamicOracle:
+        return make_oracle(system, tree, labels, kind=oracle, max_length=max_length, max_seconds=max_seconds,
+                           **(oracle_options or {}))
+
+    dynamic = oracle_for(heads, gold_labels)
+    context = SentenceContext(system, heads, gold_labels, position, oracle_for)
     choose = policy.chooser(context)
     return _walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
 

@@ -322,6 +322,15 @@ def test_exact_search_refuses_long_sentences_clearly(tmp_path):
     assert {r["sent_id"] for r in records(skipped.stdout)} == {"short"}
 
 
+def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
+    path = tmp_path / "g.conllu"
+    path.write_text(conllu([("tiny", [-1, 0], None), ("big", [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
+    result = run("annotate", path, "--system", "swap", "--max-seconds", "0.2")
+    assert result.returncode == 0
+    assert b"skipped 1 sentence whose exact search took more than --max-seconds 0.2 (first: big)" in result.stderr
+    assert {r["sent_id"] for r in records(result.stdout)} == {"tiny"}
+
+
 REFUSED = [
     (["--error-rate", "0.2"], "--error-rate needs --policy explore"),
     (["--seed", "3"], "--seed needs --policy explore"),
@@ -331,6 +340,7 @@ REFUSED = [
     (["--system", "swap", "--oracle", "dynamic"], "--oracle dynamic: swap (order=eager) has no published dynamic"),
     (["--system", "attardi", "--oracle", "dynamic"], "--oracle dynamic: attardi (degree=2) has no published"),
     (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
+    (["--system", "arc-eager", "--max-seconds", "5"], "--max-seconds acts only with exact search"),
     (["--system", "arc-eager", "--prefer-monotonic"], "--prefer-monotonic needs --system nm-arc-eager"),
     (["--system", "nm-arc-eager", "--oracle", "exact", "--prefer-monotonic"], "--prefer-monotonic needs"),
 ]
