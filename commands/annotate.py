@@ -155,19 +155,21 @@ def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
     Spelled out here because ``json.dumps`` per record takes about half the
     run: lists of ints are written by ``str(list)`` (the same text), each
     action or label spelling is JSON-encoded once (:func:`_quoted`), and
-    the heads and labels are encoded again only when a step changed them
-    (a shift or reduce passes the same tuples on).
+    the buffer, heads and labels are encoded again only when a step changed
+    them (transitions pass the unchanged tuples on).
     """
     head = f'{{"sent_id": {json.dumps(sent_id, ensure_ascii=False)}, "step": '
     lines = []
-    heads = labels = heads_text = labels_text = None
+    heads = labels = buffer = heads_text = labels_text = buffer_text = None
     for s in steps:
+        if s.buffer is not buffer:
+            buffer, buffer_text = s.buffer, str(list(s.buffer))
         if s.heads is not heads:
             heads, heads_text = s.heads, str(list(s.heads))
         if s.labels is not labels:
             labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
         costs = ", ".join([f"{_quoted(a)}: {c}" for a, c in s.costs.items()])
-        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {list(s.buffer)}, "heads": '
+        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": '
                      f'{heads_text}, {labels_text or ""}"costs": {{{costs}}}, "optimal": '
                      f'[{", ".join([_quoted(a) for a in s.optimal])}], "action": {_quoted(s.action)}}}\n')
     return "".join(lines)

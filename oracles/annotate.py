@@ -154,11 +154,11 @@ class Explore:
         error_rate = self.error_rate
 
         def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:
+            if len(best) == len(costs):  # nothing to get wrong: no error drawn
+                return best[0] if len(best) == 1 else rng.choice(best)
             if rng.random() < error_rate:
-                wrong = [a for a in costs if a not in best]
-                if wrong:
-                    return rng.choice(wrong)
-            return rng.choice(best)
+                return rng.choice([a for a in costs if a not in best])
+            return best[0] if len(best) == 1 else rng.choice(best)
 
         return choose
 
