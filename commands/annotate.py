@@ -152,11 +152,12 @@ def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: 
 def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
     """The records of one sentence, byte for byte what ``json.dumps(record, ensure_ascii=False)`` writes.
 
-    Spelled out here because ``json.dumps`` per record takes about half the
-    run: lists of ints are written by ``str(list)`` (the same text), each
-    action or label spelling is JSON-encoded once (:func:`_quoted`), and
-    the buffer, heads and labels are encoded again only when a step changed
-    them (transitions pass the unchanged tuples on).
+    Spelled out here because ``json.dumps`` per record took half the run:
+    lists of ints are written by ``str(list)`` (the same text); the buffer,
+    heads and labels are encoded again only when a step changed them
+    (transitions pass unchanged tuples on); the end of a record (costs,
+    optimal, action) comes from :func:`_record_end`, which sees few
+    distinct values.
     """
     head = f'{{"sent_id": {json.dumps(sent_id, ensure_ascii=False)}, "step": '
     lines = []
@@ -168,11 +169,16 @@ def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
             heads, heads_text = s.heads, str(list(s.heads))
         if s.labels is not labels:
             labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
-        costs = ", ".join([f"{_quoted(a)}: {c}" for a, c in s.costs.items()])
-        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": '
-                     f'{heads_text}, {labels_text or ""}"costs": {{{costs}}}, "optimal": '
-                     f'[{", ".join([_quoted(a) for a in s.optimal])}], "action": {_quoted(s.action)}}}\n')
+        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": {heads_text}, '
+                     f'{labels_text or ""}{_record_end(tuple(s.costs.items()), tuple(s.optimal), s.action)}')
     return "".join(lines)
+
+
+@functools.lru_cache(maxsize=65536)
+def _record_end(costs: tuple[tuple[str, int], ...], optimal: tuple[str, ...], action: str) -> str:
+    """``"costs": {...}, "optimal": [...], "action": ...}`` and the line end, as JSON."""
+    pairs = ", ".join([f"{_quoted(a)}: {c}" for a, c in costs])
+    return f'"costs": {{{pairs}}}, "optimal": [{", ".join(map(_quoted, optimal))}], "action": {_quoted(action)}}}\n'
 
 
 @functools.lru_cache(maxsize=65536)
