@@ -11,6 +11,7 @@ The interface is in :mod:`oracles.system`; one module per family of systems
 the exhaustive search in :mod:`oracles.search`.
 """
 
+from .annotate import Explore, Predicted, Static, Step, annotate_sentence
 from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
@@ -47,6 +48,11 @@ from .system import (
 )
 
 __all__ = [
+    "Explore",
+    "Predicted",
+    "Static",
+    "Step",
+    "annotate_sentence",
     "Action",
     "ArcEager",
     "ArcHybrid",

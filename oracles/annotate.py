@@ -16,10 +16,14 @@ Policies (Goldberg & Nivre 2012 §3-4, "training with exploration"):
   smallest loss the oracle sees).
 * :class:`Explore` takes, with probability ``error_rate``, a uniformly random
   non-optimal legal action (when there is one), otherwise a uniformly random
-  optimal one. Its random stream is ``random.Random(f"{seed}:{position}")``
-  (string seeds are hashed with SHA-512, independent of ``PYTHONHASHSEED``):
-  one stream per sentence, so sentences can be walked in any order or in
-  parallel and give the same steps.
+  optimal one; nothing is drawn where there is no choice (one legal
+  action, or a single optimal one when no error is drawn). Its random stream
+  is ``random.Random(f"{seed}:{position}")`` (string seeds are hashed with
+  SHA-512, independent of ``PYTHONHASHSEED``): one stream per sentence, so
+  sentences can be walked in any order or in parallel and give the same
+  steps. With labels, a non-optimal action is priced with the gold label
+  like every action, so exploration makes attachment errors, not label
+  errors.
 * :class:`Predicted` follows the path that derives another tree of the same
   words (a parser's output): the static oracle's sequence for that tree, or,
   when the system cannot derive it, the first action of cost 0 with respect
@@ -36,13 +40,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from .search import Budget
-from .system import Action, Configuration, DynamicOracle, OracleUnavailable, TransitionSystem, as_heads
+from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads
 
 __all__ = [
     "ORACLE_KINDS",
     "POLICIES",
+    "Chooser",
     "Explore",
     "Predicted",
+    "SentenceContext",
     "Static",
     "Step",
     "annotate_sentence",
@@ -101,7 +107,7 @@ def make_oracle(
 
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
-    raises :class:`OracleUnavailable` (``None``: no limit), and
+    raises ``OracleUnavailable`` (``None``: no limit), and
     ``max_seconds`` bounds the whole sentence's search (``BudgetExceeded``
     when a later call finds the time spent). ``options`` go to a published
     ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
@@ -237,13 +243,14 @@ def annotate_sentence(
     (any object with ``chooser(SentenceContext) -> Chooser`` works);
     ``position`` (1-based) seeds :class:`Explore`'s stream; ``oracle``,
     ``max_length``, ``max_seconds`` and ``oracle_options`` choose the oracle
-    (:func:`make_oracle`). The oracle and the
-    policy are set up before this returns, so :class:`OracleUnavailable`
-    (sentence too long for exact search) is raised here, before any step.
+    (:func:`make_oracle`). The oracle and the policy are set up before this
+    returns, so ``OracleUnavailable`` (a sentence too long for exact search)
+    is raised here, before any step.
     A labelled walk (``gold_labels`` given) prices arc actions with the gold
     label of the word they attach.
     """
     heads = as_heads(gold_heads)
+
     def oracle_for(tree: Sequence[int], labels: Sequence[str] | None) -> DynamicOracle:
         return make_oracle(system, tree, labels, kind=oracle, max_length=max_length, max_seconds=max_seconds,
                            **(oracle_options or {}))
