@@ -101,13 +101,13 @@ def annotate_command(
     encode = _jsonl if output_format.value == "jsonl" else _tsv
     timed_out: list[str] = []
     with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out:
-        trees = _predicted_trees(predicted, from_format) if predicted else None
+        trees = PredictedTrees(predicted, from_format, errors) if predicted else None
         for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
-            for position, sentence in enumerate(read_treebank(path, fmt, on_error=errors), 1):
+            for position, sentence in enumerate(read_treebank(path, fmt, on_error=trees or errors), 1):
                 if trees is not None:
-                    walk_policy = _predicted_policy(sentence, position, trees)
+                    walk_policy = trees.policy_for(sentence, position)
                 try:
                     text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
                 except TreebankError as err:
@@ -118,7 +118,7 @@ def annotate_command(
                     continue
                 out.write(text.encode("utf-8"))
         if trees is not None:
-            _no_more_predicted(trees)
+            trees.finish()
     if timed_out:
         error(f"skipped {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} whose exact search took more than "
               f"--max-seconds {max_seconds:g} (first: {timed_out[0]})")
@@ -198,35 +198,53 @@ def _tsv(sent_id: str, steps: Iterator[Step]) -> str:
 # ---------------------------------------------------------------- --predicted
 
 
-def _predicted_trees(path: str, from_format: Any) -> Iterator[tuple[int, Sentence]]:
-    """The sentences of ``--predicted`` with their positions (bad ones are always errors)."""
-    (_, fmt), = input_formats([path], from_format)
-    if fmt == "ptb":
-        raise TreebankError("--predicted needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
-    return enumerate(read_treebank(path, fmt), 1)
+class PredictedTrees:
+    """The sentences of ``--predicted``, taken in step with the gold files.
 
+    Used as the gold reader's ``on_error``: a bad gold sentence that
+    ``--on-error skip`` skips is counted, and its predicted counterpart is
+    dropped unread, so the two files stay aligned.
+    """
 
-def _predicted_policy(gold: Sentence, position: int, trees: Iterator[tuple[int, Sentence]]) -> Predicted:
-    """The predicted tree of ``gold``: the next one of ``--predicted``, which must have the same id and length."""
-    wanted = gold.identifier(position)
-    found = next(trees, None)
-    if found is None:
-        raise TreebankError(f"sentence {wanted} has no predicted tree (--predicted ends before it)",
-                            filename=gold.filename, line=gold.line)
-    number, tree = found
-    if tree.identifier(number) != wanted:
-        raise TreebankError(f"the predicted sentence is {tree.identifier(number)}, the gold one (in the same "
-                            f"place) {wanted}: the files must hold the same sentences in the same order",
-                            filename=tree.filename, line=tree.line)
-    if len(tree) != len(gold):
-        raise TreebankError(f"the predicted tree of {wanted} has {len(tree)} words, the gold one {len(gold)}",
-                            filename=tree.filename, line=tree.line)
-    return Predicted(tree.head_list, tree.deprels)
+    def __init__(self, path: str, from_format: Any, on_error: Any) -> None:
+        (_, fmt), = input_formats([path], from_format)
+        if fmt == "ptb":
+            raise TreebankError("--predicted needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+        self._trees = enumerate(read_treebank(path, fmt), 1)
+        self._on_error = on_error
+        self._gold_skipped = self._dropped = 0
 
+    def __call__(self, err: TreebankError) -> None:
+        self._on_error(err)
+        self._gold_skipped += 1
 
-def _no_more_predicted(trees: Iterator[tuple[int, Sentence]]) -> None:
-    extra = next(trees, None)
-    if extra is not None:
-        number, tree = extra
-        raise TreebankError(f"sentence {tree.identifier(number)} is not in the gold files",
-                            filename=tree.filename, line=tree.line)
+    def _next(self) -> tuple[int, Sentence] | None:
+        while self._dropped < self._gold_skipped:
+            self._dropped += 1
+            next(self._trees, None)
+        return next(self._trees, None)
+
+    def policy_for(self, gold: Sentence, position: int) -> Predicted:
+        """The predicted tree of ``gold``: the next one, which must have the same id and length."""
+        wanted = gold.identifier(position)
+        found = self._next()
+        if found is None:
+            raise TreebankError(f"sentence {wanted} has no predicted tree (--predicted ends before it)",
+                                filename=gold.filename, line=gold.line)
+        number, tree = found
+        if tree.identifier(number) != wanted:
+            raise TreebankError(f"the predicted sentence is {tree.identifier(number)}, the gold one (in the same "
+                                f"place) {wanted}: the files must hold the same sentences in the same order",
+                                filename=tree.filename, line=tree.line)
+        if len(tree) != len(gold):
+            raise TreebankError(f"the predicted tree of {wanted} has {len(tree)} words, the gold one {len(gold)}",
+                                filename=tree.filename, line=tree.line)
+        return Predicted(tree.head_list, tree.deprels)
+
+    def finish(self) -> None:
+        """Raise if ``--predicted`` holds sentences after the last gold one."""
+        extra = self._next()
+        if extra is not None:
+            number, tree = extra
+            raise TreebankError(f"sentence {tree.identifier(number)} is not in the gold files",
+                                filename=tree.filename, line=tree.line)

@@ -310,6 +310,19 @@ def test_predicted_ids_must_match(tmp_path, guess_trees, message):
     assert message in result.stderr and b"Traceback" not in result.stderr
 
 
+def test_predicted_stays_aligned_when_a_bad_gold_sentence_is_skipped(tmp_path):
+    gold, guess = tmp_path / "gold.conllu", tmp_path / "guess.conllu"
+    text = conllu([("a", [-1, 0], None), ("b", [-1, 2, 0], None), ("c", [-1, 0, 1], None)])
+    gold.write_text(text.replace("1\tw1\t_\t_\t_\t_\t2", "1\tw1\t_\t_\t_\t_\t1"))  # b: word 1 its own head
+    guess.write_text(text)
+    args = ["annotate", gold, "--system", "arc-hybrid", "--policy", "predicted", "--predicted", guess]
+    assert run(*args).returncode == 2
+    result = run(*args, "--on-error", "skip")
+    assert result.returncode == 0, result.stderr
+    assert b"skipped 1 bad sentence" in result.stderr
+    assert [r["sent_id"] for r in records(result.stdout)] == ["a", "a", "c", "c", "c", "c"]
+
+
 def test_exact_search_refuses_long_sentences_clearly(tmp_path):
     path = tmp_path / "g.conllu"
     path.write_text(conllu([("short", [-1, 0, 1], None), ("long", [-1, 0, 1, 2, 3], None)]))
