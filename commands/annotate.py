@@ -9,10 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
-    has_published_oracle,
-)
+from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
 from oracles.search import BudgetExceeded
 from oracles.system import OracleUnavailable, TransitionSystem
 from treetool.errors import TreebankError
@@ -21,7 +18,7 @@ from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, error, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command,
+    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command, error,
     error_policy, input_formats, refuse_inapplicable,
 )
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options

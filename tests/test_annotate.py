@@ -379,3 +379,12 @@ def test_prefer_monotonic_narrows_the_optimal_actions_to_cost_0_ones():
         assert set(r["optimal"]) <= set(zero)
         narrower += r["optimal"] != zero
     assert narrower
+
+
+def test_a_user_system_is_served_by_exact_search():
+    ours = run("annotate", EN, "--system", "arc-standard", "--policy", "explore", "--max-length", "9",
+               "--on-error", "skip")
+    theirs = run("annotate", EN, "--system", "example_system:MyArcStandard", "--policy", "explore",
+                 "--max-length", "9", "--on-error", "skip")
+    assert theirs.returncode == 0, theirs.stderr
+    assert theirs.stdout == ours.stdout and ours.stdout
