@@ -6,7 +6,9 @@ formats, ``--format`` names report formats, ``-o`` names the output
 ``--on-error skip`` skips and counts, ``--rejects FILE`` keeps what was
 skipped, an operating-system error on a file prints ``treetool: error:
 PATH: reason`` (exit 2 reading, 1 writing), and a closed pipe ends quietly
-with status 0.
+with status 0. Commands that run a polynomial algorithm per sentence take
+``--max-seconds S`` with ``--on-timeout``, and long runs show progress on a
+terminal unless ``--quiet``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 import typer
 from typer.core import TyperCommand
 
+from treetool.budget import ON_TIMEOUT_MODES
 from treetool.errors import TreebankError
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
@@ -49,6 +52,7 @@ def choices(name: str, values: Sequence[str]) -> Any:
 TreebankFormat = choices("TreebankFormat", FORMATS)
 ReportFormat = choices("ReportFormat", REPORT_FORMATS)
 OnError = choices("OnError", ON_ERROR_MODES)
+OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 class TreetoolCommand(TyperCommand):
@@ -101,6 +105,38 @@ Rejects = Annotated[
     Optional[str],
     typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
 ]
+
+
+def _positive_seconds(value: Optional[float]) -> Optional[float]:
+    if value is not None and not value > 0:
+        raise typer.BadParameter("must be a positive number of seconds")
+    return value
+
+
+MaxSeconds = Annotated[
+    Optional[float],
+    typer.Option(
+        "--max-seconds", metavar="S", callback=_positive_seconds, show_default=False,
+        help="Time budget of each sentence's computation, in seconds; see --on-timeout [default: no limit].",
+    ),
+]
+OnTimeoutOpt = Annotated[
+    Optional[OnTimeout],
+    typer.Option(
+        "--on-timeout", show_default=False,
+        help="With --max-seconds, a sentence that runs out of time is: lift = written with the command's cheap "
+        "fallback, skip = left out, fail = an error (exit 2). Their ids go to stderr [default: lift].",
+    ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
+]
+
+
+def timeout_mode(on_timeout: Optional[OnTimeout]) -> str:
+    """The ``--on-timeout`` mode (default ``lift``; the rules refuse it without ``--max-seconds``)."""
+    return on_timeout.value if on_timeout is not None else "lift"
 
 
 def error(message: str) -> None:
@@ -265,6 +301,7 @@ def _flag(ctx: typer.Context, name: str) -> str:
 #: Rules of options that several commands share; checked for every command.
 COMMON_RULES = (
     OnlyWhen(("rejects",), lambda v: v["on_error"].value == "skip", "needs --on-error skip"),
+    OnlyWhen(("on_timeout",), lambda v: v.get("max_seconds") is not None, "needs --max-seconds"),
 )
 
 

@@ -9,18 +9,27 @@ import typer
 
 from oracles.attardi import MAX_DEGREE
 from oracles.coverage import Coverage, CoverageCounter, is_bottom_up
+from oracles.system import has_own_static_oracle
+from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt, cli_command,
-    error_policy, input_formats, refuse_inapplicable,
+    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
+    ReportFormatOpt, cli_command, error, error_policy, input_formats, refuse_inapplicable,
 )
+from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
 COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
-RULES = (OnlyWhen(("max_degree",), lambda v: v["bottom_up"], "applies to attardi and arc-standard only"),)
+RULES = (
+    OnlyWhen(("max_degree",), lambda v: v["bottom_up"], "applies to attardi and arc-standard only"),
+    OnlyWhen(("max_seconds",), lambda v: v["searches"],
+             "acts only on a system without a static oracle of its own (generic search)"),
+    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+             "lift applies to projectivize only; coverage takes skip or fail"),
+)
 
 
 @cli_command
@@ -33,10 +42,13 @@ def coverage_command(
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
     max_degree: Annotated[int, typer.Option("--max-degree", min=1, metavar="D", help="Attardi: the largest degree tried for the smallest-degree distribution.")] = MAX_DEGREE,
+    max_seconds: MaxSeconds = None,
+    on_timeout: OnTimeoutOpt = None,
     report_format: ReportFormatOpt = ReportFormat.table,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    quiet: Quiet = False,
 ) -> None:
     """Count the sentences a transition system can derive, and the canonical oracle's failures.
 
@@ -45,6 +57,9 @@ def coverage_command(
     Gomez-Rodriguez & Satta (2012) (bottom-up systems), and for Attardi's
     system the smallest degree each tree needs (up to --max-degree; "none"
     beyond). This is their Table 1 measure for the system of their Example 2.
+    A system of your own without a static oracle is searched per sentence;
+    --max-seconds bounds that, and a sentence that runs out of time is left
+    out of every count (skip, the default, with its id on stderr) or an error.
 
     Examples:
 
@@ -54,19 +69,30 @@ def coverage_command(
       treetool coverage train.conllu --system arc-eager
     """
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen))
+    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=not has_own_static_oracle(chosen))
     inputs = input_formats(files, from_format)
     per_file: list[Coverage] = []
     total = Coverage("total")
-    with error_policy(on_error, rejects) as policy:
+    timed_out: list[str] = []
+    with error_policy(on_error, rejects) as policy, SentenceProgress(quiet) as progress:
         for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("coverage needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             counter = CoverageCounter(chosen, max_degree, path)
-            for sentence in read_treebank(path, fmt, on_error=policy):
-                counter.add(sentence.head_list)
+            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
+            for position, sentence in enumerate(sentences, 1):
+                try:
+                    counter.add(sentence.head_list, UNLIMITED if max_seconds is None else Budget(max_seconds))
+                except SentenceTimeout as err:
+                    if on_timeout is not None and on_timeout.value == "fail":
+                        raise TreebankError(str(err), filename=path, line=sentence.line,
+                                            sent_id=sentence.sent_id) from None
+                    timed_out.append(sentence.identifier(position))
             per_file.append(counter.result)
             total.merge(counter.result)
+    if timed_out:
+        shown = ", ".join(timed_out[:10]) + (", ..." if len(timed_out) > 10 else "")
+        error(f"warning: {len(timed_out)} sentences ran out of --max-seconds and are not counted: {shown}")
     rows = [c.as_dict(max_degree) for c in per_file]
     render(report_format.value, f"treetool coverage: {chosen.describe()}", COLUMNS, rows,
            total.as_dict(max_degree), sys.stdout)

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
+from oracles.system import has_own_static_oracle
+from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.report import write_json_report
@@ -15,16 +17,25 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, choices, cli_command, error, error_policy,
-    input_formats, refuse_inapplicable,
+    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
+    cli_command, error, error_policy, input_formats, refuse_inapplicable, timeout_mode,
 )
+from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
 SEQUENCE_FORMATS = ("conllu", "jsonl", "lines")
 #: The comment ``oracle`` writes and ``replay`` reads.
 TRANSITIONS_COMMENT = "transitions"
+TIMED_OUT = "timed out"
 
 SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
+RULES = (
+    OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"].value == "projectivize",
+             "acts only on super-linear work: a system without a static oracle of its own (generic search), "
+             "or --on-unparsable projectivize"),
+    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+             "lift applies to projectivize only; oracle takes skip or fail"),
+)
 OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
 
 
@@ -33,17 +44,19 @@ class SequenceCounts:
 
     def __init__(self, file: str) -> None:
         self.file, self.sentences, self.words = file, 0, 0
-        self.derived, self.unparsable, self.projectivized = 0, 0, 0
+        self.derived, self.unparsable, self.projectivized, self.timed_out = 0, 0, 0, 0
 
     def add(self, n: int, result: GoldSequence) -> None:
         self.sentences += 1
         self.words += n
+        timed_out = result.reason is not None and result.reason.startswith(TIMED_OUT)
         self.derived += result.actions is not None
-        self.unparsable += result.actions is None
+        self.unparsable += result.actions is None and not timed_out
         self.projectivized += result.projectivized
+        self.timed_out += timed_out
 
     def merge(self, other: SequenceCounts) -> None:
-        for name in ("sentences", "words", "derived", "unparsable", "projectivized"):
+        for name in ("sentences", "words", "derived", "unparsable", "projectivized", "timed_out"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def as_dict(self) -> dict[str, Any]:
@@ -102,11 +115,14 @@ def oracle_command(
     labeled: LabeledOpt = False,
     output_format: Annotated[SequenceFormat, typer.Option("--format", help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence.")] = SequenceFormat.conllu,
     on_unparsable: Annotated[OnUnparsable, typer.Option("--on-unparsable", help="A tree the system cannot derive: skip it (jsonl/lines keep an entry: null / an empty line), fail (exit 2), or derive its optimal projectivization instead.")] = OnUnparsable.skip,
+    max_seconds: MaxSeconds = None,
+    on_timeout: OnTimeoutOpt = None,
     output: Output = "-",
-    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts (sentences, words, derived, unparsable, projectivized) as JSON.", show_default=False)] = None,
+    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts (sentences, words, derived, unparsable, projectivized, timed_out) as JSON.", show_default=False)] = None,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    quiet: Quiet = False,
 ) -> None:
     """Write a gold transition sequence for every sentence (static oracle of the system).
 
@@ -122,13 +138,15 @@ def oracle_command(
       treetool oracle train.conllu --system attardi --degree 2 --labeled --format jsonl -o train.jsonl
       treetool oracle train.conllu --system swap --order lazy --format lines
       treetool oracle train.conllu --system arc-hybrid --on-unparsable projectivize
+      treetool oracle train.conllu --system mysystems:MySystem --max-seconds 2
     """
     chosen = system_from_options(ctx)
+    refuse_inapplicable(ctx, RULES, searches=not has_own_static_oracle(chosen))
     inputs = input_formats(files, from_format)
-    refuse_inapplicable(ctx, ())
+    on_time_out = timeout_mode(on_timeout) if on_timeout else "skip"
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
-    with error_policy(on_error, rejects) as policy:
+    with error_policy(on_error, rejects) as policy, SentenceProgress(quiet) as progress:
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
@@ -136,8 +154,10 @@ def oracle_command(
                 if fmt == "ptb":
                     raise TreebankError("oracle needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
                 counts = SequenceCounts(path)
-                for position, sentence in enumerate(read_treebank(path, fmt, on_error=policy), 1):
-                    result = _sequence(chosen, sentence, labeled, on_unparsable.value)
+                sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
+                for position, sentence in enumerate(sentences, 1):
+                    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+                    result = _sequence(chosen, sentence, labeled, on_unparsable.value, budget, on_time_out)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)
                 per_file.append(counts)
@@ -145,6 +165,8 @@ def oracle_command(
             ok = True
         finally:
             writer.close(ok)
+    if total.timed_out:
+        error(f"warning: {total.timed_out} sentences ran out of --max-seconds {max_seconds:g} and were skipped")
     if total.unparsable:
         error(f"{total.unparsable} of {total.sentences} sentences not derivable by {chosen.describe()}: "
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
@@ -152,10 +174,14 @@ def oracle_command(
         write_json_report(report_file, {"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
 
 
-def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str) -> GoldSequence:
+def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str, budget: Budget,
+              on_timeout: str) -> GoldSequence:
+    """The gold sequence, with "cannot derive" and "out of time" turned into skips or located errors."""
     try:
         return gold_sequence(system, sentence.head_list, sentence.deprels if labeled else None,
-                             on_unparsable=on_unparsable)
-    except NotDerivable as err:
+                             on_unparsable=on_unparsable, budget=budget)
+    except (NotDerivable, SentenceTimeout) as err:
+        if isinstance(err, SentenceTimeout) and on_timeout == "skip":
+            return GoldSequence(None, sentence.head_list, reason=f"{TIMED_OUT}: {err}")
         raise TreebankError(str(err), filename=sentence.filename, line=sentence.line,
                             sent_id=sentence.sent_id, raw=sentence.raw) from None

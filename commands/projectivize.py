@@ -13,12 +13,15 @@ from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
 from treetool.report import render, write_json_report
+from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, ReportFormat, ReportFormatOpt, ToFormat,
-    choices, cli_command, error_policy, given_options, input_formats, refuse_inapplicable,
+    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, input_formats,
+    refuse_inapplicable, timeout_mode,
 )
+from .progress import SentenceProgress
 
 
 Method = choices("Method", METHODS)
@@ -35,11 +38,13 @@ RULES = (
     OnlyWhen(("root", "ties", "count"), lambda v: v["method"].value == "optimal", "applies to --method optimal only"),
     OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"].value == "pseudo",
              "applies to --method pseudo only"),
+    OnlyWhen(("max_seconds",), lambda v: v["method"].value == "optimal",
+             "applies to --method optimal only (pseudo-projectivization is linear-time)"),
 )
 
 REPORT_COLUMNS = [
     "file", "sentences", "words", "non_projective_sentences", "changed_sentences", "arcs_changed",
-    "accuracy", "pseudo_head_accuracy", "optimal_accuracy", "ms_per_tree",
+    "accuracy", "pseudo_head_accuracy", "optimal_accuracy", "timed_out", "ms_per_tree",
 ]
 
 
@@ -51,6 +56,10 @@ def write_report(rows: list[ProjectivizeStats], total: ProjectivizeStats, fmt: R
     if fmt is not None:
         columns = [c for c in REPORT_COLUMNS if c in files[0]] if files else REPORT_COLUMNS
         render(fmt.value, "treetool projectivize", columns, files, total.as_dict(), sys.stderr)
+
+
+def _input_bytes(sentence: Sentence) -> int:
+    return len(sentence.raw)
 
 
 @cli_command
@@ -65,6 +74,8 @@ def projectivize_command(
     scheme: SchemeOpt = Scheme.head,
     covered_roots: Annotated[CoveredRoots, typer.Option("--covered-roots", help="Pseudo: root dependents inside another arc (MaltParser -pcr).")] = CoveredRoots.none,
     lift_order: Annotated[LiftOrder, typer.Option("--lift-order", help="Pseudo: lift the shortest original arc or the deepest word first (MaltParser -plo).")] = LiftOrder.shortest,
+    max_seconds: MaxSeconds = None,
+    on_timeout: OnTimeoutOpt = None,
     report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree (implied by --format).")] = False,
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
     report_format: ReportFormatOpt = ReportFormat.table,
@@ -72,6 +83,7 @@ def projectivize_command(
     to: ToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    quiet: Quiet = False,
 ) -> None:
     """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
 
@@ -79,6 +91,9 @@ def projectivize_command(
     their DEPREL (optimal) or get MaltParser's encoded labels (pseudo).
     The report also gives, per file, the accuracy of both methods (Nederhof
     2019, Table 6: pseudo with the head scheme, labels stripped, vs optimal).
+    With --max-seconds, a sentence whose optimal DP runs out of time is
+    written with MaltParser's baseline lifting (projective, labels untouched),
+    left out, or an error (--on-timeout lift|skip|fail).
 
     Examples:
 
@@ -87,6 +102,7 @@ def projectivize_command(
       treetool projectivize train.conllu -o train.proj.conllu --report
       treetool projectivize train.conllu --method pseudo --scheme head+path -o train.pproj.conllu
       treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
+      treetool projectivize long.conllu --max-seconds 10 --on-timeout skip -o out.conllu
     """
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
@@ -94,22 +110,31 @@ def projectivize_command(
     options = ProjectivizeOptions(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
         scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
+        max_seconds=max_seconds, on_timeout=timeout_mode(on_timeout),
     )
     want_report = print_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)
     source = inputs[0][1]
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
-    with error_policy(on_error, rejects) as policy, TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer:
+    with (
+        error_policy(on_error, rejects) as policy,
+        TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
+        SentenceProgress(quiet) as progress,
+    ):
         for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("projectivize needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            for sentence in projectivizer.run(read_treebank(path, fmt, on_error=policy), stats):
+            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, size_of=_input_bytes)
+            for sentence in projectivizer.run(sentences, stats):
                 writer.write(sentence)
             stats.seconds = time.perf_counter() - start
             per_file.append(stats)
             total.merge(stats)
+    summary = projectivizer.timeout_summary()
+    if summary:
+        error(f"warning: {summary}")
     if want_report:
         write_report(per_file, total, report_format if print_report else None, report_file)

@@ -11,8 +11,10 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, error_policy, input_formats,
+    Files, FromFormat, OnError, OnErrorOpt, Output, Quiet, Rejects, ToFormat, cli_command, error_policy,
+    input_formats,
 )
+from .progress import SentenceProgress
 from .oracle import TRANSITIONS_COMMENT
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
@@ -31,6 +33,7 @@ def replay_command(
     to: ToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    quiet: Quiet = False,
 ) -> None:
     """Apply each sentence's '# transitions' and write the tree they build.
 
@@ -48,13 +51,15 @@ def replay_command(
     """
     chosen = system_from_options(ctx)
     inputs = input_formats(files, from_format)
-    with error_policy(on_error, rejects) as policy, \
-            TreebankWriter(output, output_format(output, to.value if to else None, inputs[0][1]),
-                           on_error=policy) as writer:
+    with (
+        error_policy(on_error, rejects) as policy,
+        TreebankWriter(output, output_format(output, to.value if to else None, inputs[0][1]), on_error=policy) as writer,
+        SentenceProgress(quiet) as progress,
+    ):
         for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("replay needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
-            for sentence in read_treebank(path, fmt, on_error=policy):
+            for sentence in progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw)):
                 try:
                     _replay(chosen, sentence)
                 except TreebankError as err:

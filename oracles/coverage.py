@@ -15,8 +15,11 @@ from typing import Any
 
 from treetool.trees import is_projective
 
+from treetool.budget import UNLIMITED, Budget
+
 from .attardi import MAX_DEGREE, min_degree
-from .system import TransitionSystem
+from .search import derivable
+from .system import TransitionSystem, has_own_static_oracle
 
 #: The key of ``min_degree`` for trees no degree up to the maximum derives.
 NO_DEGREE = "none"
@@ -76,8 +79,14 @@ class CoverageCounter:
         self.result = Coverage(self.file, canonical_failures=0 if bottom_up else None,
                                min_degree=Counter() if bottom_up else None)
 
-    def add(self, heads: Sequence[int]) -> None:
+    def add(self, heads: Sequence[int], budget: Budget = UNLIMITED) -> None:
+        """Count one tree; ``budget`` bounds the generic search of a system without a static oracle.
+
+        When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised
+        before anything is counted, so a caller may skip the tree cleanly.
+        """
         tree = [int(h) for h in heads]
+        derived = None if self.result.min_degree is not None else self._derivable(tree, budget)
         result = self.result
         result.sentences += 1
         result.words += len(tree) - 1
@@ -85,8 +94,13 @@ class CoverageCounter:
             result.non_projective += 1
         if self.result.min_degree is not None:
             self._add_bottom_up(tree)
-        elif self.system.can_derive(tree):
+        elif derived:
             result.derivable += 1
+
+    def _derivable(self, tree: list[int], budget: Budget) -> bool:
+        if has_own_static_oracle(self.system):
+            return self.system.can_derive(tree)
+        return derivable(self.system, tree, budget=budget)
 
     def _add_bottom_up(self, tree: list[int]) -> None:
         """Canonical-oracle failures (Cohen et al. 2012 §4.1) and the smallest degree that derives the tree.

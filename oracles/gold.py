@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 from treetool.projectivization.optimal import optimal_projectivize
 
-from .system import Action, IllegalAction, IncompleteDerivation, TransitionSystem
+from treetool.budget import UNLIMITED, Budget
+
+from .search import search_oracle
+from .system import Action, IllegalAction, IncompleteDerivation, TransitionSystem, has_own_static_oracle
 
 #: What ``gold_sequence`` does with a tree the system cannot derive.
 UNPARSABLE_MODES = ("skip", "fail", "projectivize")
@@ -46,6 +49,7 @@ def gold_sequence(
     labels: Sequence[str] | None = None,
     *,
     on_unparsable: str = "skip",
+    budget: Budget = UNLIMITED,
 ) -> GoldSequence:
     """A gold transition sequence for the tree ``heads`` (labelled when ``labels`` is given).
 
@@ -53,11 +57,15 @@ def gold_sequence(
     ``fail`` raises :class:`NotDerivable`, ``projectivize`` replaces the tree
     by an optimal projective one (the most gold arcs kept, Nederhof 2019 §3;
     labels stay with their words) and derives that.
+
+    ``budget`` bounds the super-linear work: the generic search of a system
+    without a static oracle of its own, and the projectivization DP. When it
+    runs out, :class:`~treetool.budget.SentenceTimeout` is raised.
     """
     if on_unparsable not in UNPARSABLE_MODES:
         raise ValueError(f"on_unparsable must be one of {UNPARSABLE_MODES}, not {on_unparsable!r}")
     tree = [int(h) for h in heads]
-    actions = system.static_oracle(tree, labels)
+    actions = _static_sequence(system, tree, labels, budget)
     if actions is not None:
         return GoldSequence(actions, tree)
     reason = f"{system.describe()} cannot derive this tree"
@@ -65,11 +73,19 @@ def gold_sequence(
         raise NotDerivable(reason)
     if on_unparsable == "skip":
         return GoldSequence(None, tree, reason=reason)
-    projective = [int(h) for h in optimal_projectivize(tree)]
-    actions = system.static_oracle(projective, labels)
+    projective = [int(h) for h in optimal_projectivize(tree, budget=budget)]
+    actions = _static_sequence(system, projective, labels, budget)
     if actions is None:
         return GoldSequence(None, tree, reason=f"{reason}, nor its optimal projectivization")
     return GoldSequence(actions, projective, projectivized=True)
+
+
+def _static_sequence(system: TransitionSystem, tree: list[int], labels: Sequence[str] | None,
+                     budget: Budget) -> list[Action] | None:
+    """The system's own static oracle, else the generic search under ``budget``."""
+    if has_own_static_oracle(system):
+        return system.static_oracle(tree, labels)
+    return search_oracle(system, tree, labels, budget=budget)
 
 
 def replay_tree(

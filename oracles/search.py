@@ -32,6 +32,8 @@ import math
 import time
 from typing import Any, Callable, Iterator, Sequence
 
+from treetool.budget import SentenceTimeout
+
 from .system import Action, Configuration, TransitionSystem, as_heads, with_label
 
 __all__ = [
@@ -48,8 +50,11 @@ __all__ = [
 ]
 
 
-class BudgetExceeded(RuntimeError):
-    """A search ran out of its time or state budget."""
+class BudgetExceeded(SentenceTimeout):
+    """A search ran out of its time or state budget (a :class:`~treetool.budget.SentenceTimeout`)."""
+
+    def __init__(self, message: str, seconds: float | None = None) -> None:
+        super().__init__(seconds, message)
 
 
 class SearchError(RuntimeError):
@@ -74,7 +79,7 @@ class Budget:
         if self.max_states is not None and self.states > self.max_states:
             raise BudgetExceeded(f"search expanded more than {self.max_states} configurations")
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise BudgetExceeded(f"search took more than {self.seconds:g} s")
+            raise BudgetExceeded(f"search took more than {self.seconds:g} s", self.seconds)
 
 
 class _Unbounded:

@@ -41,6 +41,8 @@ REFUSED = [
     (["projectivize", EN, "--method", "pseudo", "--root", "any"], "--root"),
     (["projectivize", EN, "--method", "pseudo", "--ties", "lift"], "--ties"),
     (["stats", EN, "--rejects", "r.conllu"], "--rejects"),
+    (["projectivize", EN, "--on-timeout", "skip"], "--on-timeout"),
+    (["projectivize", EN, "--method", "pseudo", "--max-seconds", "1"], "--max-seconds"),
 ]
 
 
@@ -107,3 +109,13 @@ def test_help_shows_file_metavar(command):
     assert f"Usage: treetool {command} [OPTIONS] FILE..." in text
     assert "<list" not in text and "{FILE}" not in text
     assert re.search(r"^\s+FILE\.\.\.\s+Treebank files", text, re.M)
+
+
+def test_readme_documents_exactly_the_commands_that_exist():
+    """The README describes what exists: one section per registered command, none for a command that is not there."""
+    import typer.main
+
+    registered = set(typer.main.get_command(app).commands)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^### `treetool (\w+) FILE\.\.\.`", readme, re.M))
+    assert documented == registered

@@ -222,3 +222,42 @@ def test_oracle_then_replay_on_a_real_treebank(key):
         assert all(derived)
     if key == "arc-eager":
         assert derived == [not crossing(heads_of(b)) for b in original]
+
+
+@pytest.mark.parametrize("command", ["oracle", "coverage"])
+def test_progress_on_a_terminal_for_the_oracle_commands(command, tmp_path):
+    from test_long_sentences import run_on_terminal
+
+    args = [command, str(DE), "--system", "swap"] + (["-o", str(tmp_path / "out.conllu")] if command == "oracle" else [])
+    assert "sentences" in run_on_terminal(args)
+    assert "sentences" not in run_on_terminal([*args, "--quiet"])
+
+
+def user_system_run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    return subprocess.run([sys.executable, "-m", "treetool", *args, "--system", "example_system:MyArcStandard"],
+                          capture_output=True, cwd=ROOT, timeout=300, env=env)
+
+
+def test_max_seconds_bounds_the_generic_search():
+    """A budget far too small for any search: every sentence times out, and each mode says so."""
+    jsonl = user_system_run("oracle", str(EN), "--format", "jsonl", "--max-seconds", "0.000001")
+    assert jsonl.returncode == 0
+    records = [json.loads(line) for line in jsonl.stdout.decode().splitlines()]
+    assert len(records) == 3 and all(r["actions"] is None and r["reason"].startswith("timed out") for r in records)
+    assert b"3 sentences ran out of --max-seconds" in jsonl.stderr
+    failed = user_system_run("oracle", str(EN), "--max-seconds", "0.000001", "--on-timeout", "fail")
+    assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{EN}:")
+    counted = user_system_run("coverage", str(EN), "--format", "json", "--max-seconds", "0.000001")
+    assert counted.returncode == 0 and json.loads(counted.stdout)["total"]["sentences"] == 0
+    assert b"en-1, en-2, en-3" in counted.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["oracle", EN, "--max-seconds", "1"],
+    ["coverage", EN, "--system", "attardi", "--max-seconds", "1"],
+    ["oracle", EN, "--on-timeout", "skip"],
+])
+def test_max_seconds_refused_where_nothing_is_super_linear(args):
+    result = run(*args)
+    assert result.returncode == 2 and result.stderr.decode().startswith("treetool: error: --")

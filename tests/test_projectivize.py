@@ -271,8 +271,9 @@ def test_eisner_is_unambiguous_on_projective_trees():
             hl = h.tolist()
             single = n_roots(hl) == 1
             for mode in {single, False}:
-                ws = P._edge_weights(hl, P._analyse(hl)[2], "first")
-                assert P._count_fast(ws, mode) == (n, 1)
+                tree = P._prepare(hl, mode)
+                chart, value, root = P._solve_one(tree, "first", P.UNLIMITED)
+                assert (n + value, P._count_fast(chart, root, tree.single)) == (n, 1)
                 if n == 5:
                     assert P._count_reference(hl, single_root=mode) == (n, 1)
 
@@ -365,8 +366,11 @@ def test_many_errors_and_empty():
 
 
 def test_lift_weights_are_lexicographic_bounds():
-    # The proof in the module docstring needs: lift weights in [1, B-1],
-    # total levels < B, total lift weight < A. Check the actual weights.
+    # The proof in the module docstring ("Keys") needs, for at most D arcs
+    # lost: the levels of D lifts below lift, gold > (D + 1) * lift, and the
+    # lowest intermediate 4 * floor inside the integer type. Check the actual
+    # constants, and that the fast weights classify every arc as the
+    # reference weights do (input arc, lift by how many levels, other, into 0).
     rng = random.Random(3)
     for _ in range(50):
         n = rng.randint(1, 25)
@@ -374,19 +378,28 @@ def test_lift_weights_are_lexicographic_bounds():
         w = P._reference_weights(h, "lift")
         big_b = n * n + 1
         big_a = n * big_b + 1
-        lifts = [
-            w[a][d] for a in range(n + 1) for d in range(1, n + 1) if w[a][d] not in (0, big_a)
-        ]
-        assert all(1 <= x <= big_b - 1 for x in lifts)
-        assert n * (big_b - 1) < big_a
-        assert sum(big_b - x for x in lifts) < big_b  # even all levels at once
-        assert all(w[h[d]][d] == big_a for d in range(1, n + 1))
-        # the fast weights are the same numbers
-        ws = P._edge_weights(h, P._analyse(h)[2], "lift")
-        for a in range(n + 1):
-            for d in range(1, n + 1):
-                k, p, s = (d - a, 0, a) if a < d else (a - d, 1, d)
-                assert ws[k, p, s] == w[a][d]
+        levels = max((big_b - x for row in w for x in row if 0 < x < big_b), default=0)
+        for max_loss in sorted({1, n // 2 or 1, n}):
+            scale = P._scale("lift", max_loss, P._prepare(h, None).max_levels())
+            assert levels < scale.lift and max_loss * levels < scale.lift
+            assert scale.gold > (max_loss + 1) * scale.lift
+            assert -4 * (scale.gold * max_loss + 1) >= np.iinfo(scale.dtype).min
+            ws = P._edge_weights(np.array([h]), "lift", scale)[0]
+            offs = P._width_offsets(n + 1)
+            for a in range(n + 1):
+                for d in range(n + 1):
+                    if a == d:
+                        continue
+                    k, p, s = (d - a, 0, a) if a < d else (a - d, 1, d)
+                    got = ws[p, offs[k] + s] + scale.gold
+                    if d == 0:
+                        assert got - scale.gold == scale.floor
+                    elif w[a][d] == big_a:
+                        assert got == scale.gold
+                    elif w[a][d] > 0:
+                        assert got == scale.lift - (big_b - w[a][d])
+                    else:
+                        assert got == 0
 
 
 def test_lift_preferred_over_other_reattachment():

@@ -6,6 +6,11 @@ it); this module applies them to :class:`~treetool.sentence.Sentence` objects
 (so only changed HEAD/DEPREL fields are rewritten) and keeps the counts of the
 report: sentences, non-projective sentences, arcs changed, and arc accuracy
 of the output against the input, the measure of Nederhof (2019), Table 6.
+
+With a per-sentence time budget (``max_seconds``), a sentence whose DP runs
+out of time is, by ``on_timeout``: written with MaltParser's baseline lifting
+(``lift``: projective, labels untouched), left out (``skip``), or an error
+naming it (``fail``); the report counts them as ``timed_out``.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from .optimal import count_optimal_projective_trees, optimal_projective_score, optimal_projectivize
+from .optimal import optimal_projective_score, optimal_projectivize_counted, optimal_projectivize_many
 from .pseudo import deprojectivize, pseudo_projectivize
+from ..budget import ON_TIMEOUT_MODES, UNLIMITED, Budget, SentenceTimeout
+from ..errors import TreebankError
 from ..report import percent, ratio
 from ..sentence import Sentence
 from ..trees import is_projective
@@ -44,12 +51,20 @@ class ProjectivizeOptions:
     scheme: str = "head"
     covered_roots: str = "none"
     lift_order: str = "shortest"
+    max_seconds: float | None = None
+    on_timeout: str = "lift"
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {self.method!r}")
         if self.root is not None and self.root not in ROOT_MODES:
             raise ValueError(f"root must be one of {ROOT_MODES} or None, not {self.root!r}")
+        if self.on_timeout not in ON_TIMEOUT_MODES:
+            raise ValueError(f"on_timeout must be one of {ON_TIMEOUT_MODES}, not {self.on_timeout!r}")
+        if self.max_seconds is not None:
+            if self.method != "optimal":
+                raise ValueError("max_seconds applies to the optimal method (pseudo-projectivization is linear)")
+            Budget(self.max_seconds)  # validates
 
     @property
     def single_root(self) -> bool | None:
@@ -58,7 +73,13 @@ class ProjectivizeOptions:
 
 @dataclass
 class ProjectivizeStats:
-    """Counts for one file (or the total) of a projectivization run."""
+    """Counts for one file (or the total) of a projectivization run.
+
+    ``sentences``, ``words`` and the arcs describe the sentences written
+    (a timed-out sentence left out by ``on_timeout="skip"`` is only counted
+    in ``timed_out``); the Table 6 measures are over the sentences whose DP
+    finished (``compared_words``).
+    """
 
     file: str = "total"
     sentences: int = 0
@@ -67,20 +88,24 @@ class ProjectivizeStats:
     changed_sentences: int = 0
     arcs_changed: int = 0
     seconds: float = 0.0  # wall-clock time of the whole run: read, projectivize, write
+    timed_out: int = 0
+    budget: bool = False  # a time budget was set: report timed_out
     # Nederhof (2019) Table 6: words whose head the method keeps.
     compare: bool = False
+    compared_words: int = 0
     pseudo_head_kept: int = 0
     optimal_kept: int = 0
 
     def merge(self, other: ProjectivizeStats) -> None:
         for name in ("sentences", "words", "non_projective_sentences", "changed_sentences", "arcs_changed",
-                     "seconds", "pseudo_head_kept", "optimal_kept"):
+                     "seconds", "timed_out", "compared_words", "pseudo_head_kept", "optimal_kept"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.compare = self.compare or other.compare
+        self.budget = self.budget or other.budget
 
     def as_dict(self) -> dict[str, Any]:
-        def pct(part: int) -> float | None:
-            return percent(part, self.words)
+        def pct(part: int, whole: int) -> float | None:
+            return percent(part, whole)
 
         out: dict[str, Any] = {
             "file": self.file,
@@ -89,12 +114,14 @@ class ProjectivizeStats:
             "non_projective_sentences": self.non_projective_sentences,
             "changed_sentences": self.changed_sentences,
             "arcs_changed": self.arcs_changed,
-            "accuracy": pct(self.words - self.arcs_changed),
+            "accuracy": pct(self.words - self.arcs_changed, self.words),
             "ms_per_tree": ratio(1000.0 * self.seconds, self.sentences, 4),
         }
+        if self.budget:
+            out["timed_out"] = self.timed_out
         if self.compare:
-            out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept)
-            out["optimal_accuracy"] = pct(self.optimal_kept)
+            out["pseudo_head_accuracy"] = pct(self.pseudo_head_kept, self.compared_words)
+            out["optimal_accuracy"] = pct(self.optimal_kept, self.compared_words)
         return out
 
 
@@ -102,56 +129,188 @@ def _kept(old: np.ndarray, new: np.ndarray) -> int:
     return int((old[1:] == new[1:]).sum())
 
 
+@dataclass
+class _Job:
+    """A sentence read for projectivization, analysed once."""
+
+    sentence: Sentence
+    heads: np.ndarray
+    projective: bool
+    needs_dp: bool  # for the optimal method: not projective, or not meeting the root constraint
+    solved: np.ndarray | None = None  # its optimal tree, when solved in a batch
+
+    @classmethod
+    def of(cls, sentence: Sentence, single_root: bool | None) -> _Job:
+        heads = sentence.heads
+        projective = is_projective(heads)
+        root_ok = single_root is not True or int((heads[1:] == 0).sum()) == 1
+        return cls(sentence, heads, projective, not (projective and root_ok))
+
+
+def _chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
+    chunk: list[Sentence] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _label(sentence: Sentence) -> str:
+    """How a sentence is named in messages: its sent_id, else file:line."""
+    return sentence.sent_id or f"{sentence.filename}:{sentence.line}"
+
+
 class Projectivizer:
-    """Projectivize sentences one at a time, in place, counting as it goes.
+    """Projectivize sentences in place, counting as it goes.
 
     With ``compare=True`` it also measures, for every sentence, the accuracy
     of the other method (pseudo with the head scheme, ignoring the label
     decorations, and optimal), which is what Nederhof's Table 6 compares.
+    ``timed_out`` names the sentences that ran out of time (the first
+    ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all).
     """
+
+    SHOWN_TIMEOUTS = 10
 
     def __init__(self, options: ProjectivizeOptions = ProjectivizeOptions(), compare: bool = False) -> None:
         self.options = options
         self.compare = compare
+        self.timed_out: list[str] = []
+        self.timed_out_count = 0
 
     def new_stats(self, name: str) -> ProjectivizeStats:
-        return ProjectivizeStats(file=name, compare=self.compare)
+        return ProjectivizeStats(file=name, compare=self.compare, budget=self.options.max_seconds is not None)
 
-    def apply(self, sentence: Sentence, stats: ProjectivizeStats | None = None) -> int:
-        """Projectivize ``sentence`` in place; return the number of words re-attached."""
+    def apply(self, sentence: Sentence, stats: ProjectivizeStats | None = None) -> bool:
+        """Projectivize ``sentence`` in place and count it; False when it ran
+        out of time and is to be left out (``on_timeout="skip"``).
+
+        Raises :class:`TreebankError` naming the sentence when it ran out of
+        time with ``on_timeout="fail"``.
+        """
+        return self._finish(_Job.of(sentence, self.options.single_root), stats)
+
+    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None) -> Iterator[Sentence]:
+        """Projectivize a stream of sentences, in place, yielding each one to write.
+
+        Sentences are read ``WINDOW`` at a time; the short non-projective
+        ones of a window go through one batched DP
+        (:func:`optimal_projectivize_many`, the same trees, about twice as
+        fast), unless counting is asked for.
+        """
         opts = self.options
-        heads = sentence.heads
-        n = len(heads) - 1
-        projective = is_projective(heads)
-        single = opts.single_root
-        root_ok = single is not True or int((heads[1:] == 0).sum()) == 1
-        changed = 0
+        window = self.WINDOW if opts.method == "optimal" and not opts.count else 1
+        for chunk in _chunks(sentences, window):
+            jobs = [_Job.of(sentence, opts.single_root) for sentence in chunk]
+            if window > 1:
+                self._solve_short(jobs)
+            for job in jobs:
+                if self._finish(job, stats):
+                    yield job.sentence
+
+    #: Sentences read ahead by :meth:`run`.
+    WINDOW = 512
+    #: Trees of at most this many words are batched; longer ones are solved
+    #: alone (narrower keys, see ``optimal._solve_one``).
+    BATCH_MAX_WORDS = 100
+
+    def _solve_short(self, jobs: list[_Job]) -> None:
+        """Solve the short trees that need the DP in one batch, setting ``job.solved``.
+
+        The batch runs under one budget of ``max_seconds``: if it runs out,
+        which a sentence that would finish alone in time cannot cause by
+        itself, the trees are left to be solved one by one, each under its
+        own budget, so what times out is the same as without batching.
+        """
+        opts = self.options
+        short = [job for job in jobs if job.needs_dp and len(job.heads) <= self.BATCH_MAX_WORDS + 1]
+        if len(short) < 2:
+            return
+        budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
+        try:
+            solved = optimal_projectivize_many(
+                [job.heads for job in short], single_root=opts.single_root, ties=opts.ties, budget=budget
+            )
+        except SentenceTimeout:
+            return
+        for job, heads in zip(short, solved):
+            job.solved = heads
+
+    def _finish(self, job: _Job, stats: ProjectivizeStats | None) -> bool:
+        """:meth:`apply` for an analysed sentence (its tree maybe already solved)."""
+        opts, sentence, heads = self.options, job.sentence, job.heads
+        finished = True
         if opts.method == "optimal":
-            if not (projective and root_ok):
-                new = optimal_projectivize(heads, single_root=single, ties=opts.ties)
-                changed = n - _kept(heads, new)
-                if changed:
+            count = 1
+            if job.needs_dp:
+                new = job.solved
+                if new is None:
+                    budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
+                    try:
+                        new, count = optimal_projectivize_counted(
+                            heads, single_root=opts.single_root, ties=opts.ties, count=opts.count, budget=budget
+                        )
+                    except SentenceTimeout:
+                        if not self._timed_out(sentence, stats):
+                            return False
+                        new, count, finished = pseudo_projectivize(heads, sentence.deprels, scheme="baseline")[0], None, False
+                if _kept(heads, new) < len(heads) - 1:
                     sentence.set_tree(new)
-            if opts.count:
-                count = 1 if projective and root_ok else count_optimal_projective_trees(heads, single_root=single)
+            if opts.count and count is not None:
                 sentence.add_comment(f"{COUNT_COMMENT} = {count}")
-        else:
-            if not projective or opts.covered_roots != "none":
-                new_heads, new_rels = pseudo_projectivize(
-                    heads, sentence.deprels, scheme=opts.scheme,
-                    covered_roots=opts.covered_roots, lift_order=opts.lift_order,
-                )
-                changed = n - _kept(heads, new_heads)
-                sentence.set_tree(new_heads, new_rels)
+        elif not job.projective or opts.covered_roots != "none":
+            new_heads, new_rels = pseudo_projectivize(
+                heads, sentence.deprels, scheme=opts.scheme,
+                covered_roots=opts.covered_roots, lift_order=opts.lift_order,
+            )
+            sentence.set_tree(new_heads, new_rels)
         if stats is not None:
-            stats.sentences += 1
-            stats.words += n
-            stats.non_projective_sentences += not projective
-            stats.changed_sentences += sentence.changed
-            stats.arcs_changed += changed
-            if self.compare:
-                self._compare(heads, projective, changed, stats)
-        return changed
+            self._count(sentence, heads, job.projective, finished, stats)
+        return True
+
+    def _timed_out(self, sentence: Sentence, stats: ProjectivizeStats | None) -> bool:
+        """Record a sentence that ran out of time; True when it is to be lifted."""
+        if self.options.on_timeout == "fail":
+            raise TreebankError(
+                f"optimal projectivization ran out of time (--max-seconds {self.options.max_seconds:g})",
+                filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
+            )
+        self.timed_out_count += 1
+        if len(self.timed_out) < self.SHOWN_TIMEOUTS:
+            self.timed_out.append(_label(sentence))
+        if stats is not None:
+            stats.timed_out += 1
+        return self.options.on_timeout == "lift"
+
+    def timeout_summary(self) -> str | None:
+        """One line for stderr naming the sentences that ran out of time, or None."""
+        if not self.timed_out_count:
+            return None
+        count = self.timed_out_count
+        what = "lifted (baseline)" if self.options.on_timeout == "lift" else "left out"
+        more = f" and {count - len(self.timed_out)} more" if count > len(self.timed_out) else ""
+        return (
+            f"{count} sentence{'s' if count != 1 else ''} ran out of time (--max-seconds "
+            f"{self.options.max_seconds:g}) and {'were' if count != 1 else 'was'} {what}: "
+            f"{', '.join(self.timed_out)}{more}"
+        )
+
+    def _count(
+        self, sentence: Sentence, heads: np.ndarray, projective: bool, finished: bool, stats: ProjectivizeStats
+    ) -> None:
+        n = len(heads) - 1
+        changed = n - _kept(heads, sentence.heads) if sentence.changed else 0
+        stats.sentences += 1
+        stats.words += n
+        stats.non_projective_sentences += not projective
+        stats.changed_sentences += sentence.changed
+        stats.arcs_changed += changed
+        if self.compare and finished:
+            stats.compared_words += n
+            self._compare(heads, projective, changed, stats)
 
     def _compare(self, heads: np.ndarray, projective: bool, changed: int, stats: ProjectivizeStats) -> None:
         """Words each method keeps; the run's own result is reused where it answers the question."""
@@ -170,13 +329,6 @@ class Projectivizer:
         else:
             pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
             stats.pseudo_head_kept += _kept(heads, pseudo_heads)
-
-    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None) -> Iterator[Sentence]:
-        """Projectivize a stream of sentences, in place, yielding each one."""
-        for sentence in sentences:
-            self.apply(sentence, stats)
-            yield sentence
-
 
 def deprojectivize_sentence(sentence: Sentence, scheme: str = "head") -> int:
     """Undo pseudo-projectivization of ``sentence`` in place (MaltParser's ``-m deproj``).
