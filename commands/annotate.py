@@ -10,17 +10,18 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
-from oracles.search import BudgetExceeded
 from oracles.system import OracleUnavailable, TransitionSystem
+from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Output, Rejects, choices, cli_command, error,
-    error_policy, input_formats, refuse_inapplicable,
+    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Rejects, choices, cli_command, error, error_policy, input_formats, refuse_inapplicable,
 )
+from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
 
 STEP_FORMATS = ("jsonl", "tsv")
@@ -36,6 +37,8 @@ RULES = (
              "needs --system nm-arc-eager and its dynamic oracle"),
     OnlyWhen(("max_length", "max_seconds"), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
+    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+             "lift applies to projectivize only; annotate takes skip or fail"),
 )
 
 
@@ -56,12 +59,14 @@ def annotate_command(
     predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
-    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", min=0.0, metavar="S", help="Exact search: a sentence whose search takes longer is skipped with a warning and counted [default: no limit].", show_default=False)] = None,
+    max_seconds: MaxSeconds = None,
+    on_timeout: OnTimeoutOpt = None,
     output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
     output: Output = "-",
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    quiet: Quiet = False,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
 
@@ -97,12 +102,13 @@ def annotate_command(
         options={"prefer_monotonic": True} if prefer_monotonic else {})
     encode = _jsonl if output_format.value == "jsonl" else _tsv
     timed_out: list[str] = []
-    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out:
+    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
         trees = PredictedTrees(predicted, from_format, errors) if predicted else None
         for path, fmt in inputs:
             if fmt == "ptb":
                 raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
-            for position, sentence in enumerate(read_treebank(path, fmt, on_error=trees or errors), 1):
+            sentences = progress.track(read_treebank(path, fmt, on_error=trees or errors), path, lambda s: len(s.raw))
+            for position, sentence in enumerate(sentences, 1):
                 if trees is not None:
                     walk_policy = trees.policy_for(sentence, position)
                 try:
@@ -110,15 +116,18 @@ def annotate_command(
                 except TreebankError as err:
                     errors(err)
                     continue
-                except BudgetExceeded:
+                except SentenceTimeout as err:
+                    if on_timeout is not None and on_timeout.value == "fail":
+                        raise TreebankError(f"exact search: {err}", filename=sentence.filename, line=sentence.line,
+                                            sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.identifier(position))
                     continue
                 out.write(text.encode("utf-8"))
         if trees is not None:
             trees.finish()
     if timed_out:
-        error(f"skipped {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} whose exact search took more than "
-              f"--max-seconds {max_seconds:g} (first: {timed_out[0]})")
+        error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
+              f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
 
 
 def _oracle_kind(system: TransitionSystem, asked: Any) -> str:

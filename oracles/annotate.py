@@ -39,7 +39,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from .search import Budget
+from treetool.budget import Budget
+
 from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads
 
 __all__ = [
@@ -108,15 +109,15 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
     raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search (``BudgetExceeded``
-    when a later call finds the time spent). ``options`` go to a published
+    ``max_seconds`` bounds the whole sentence's search (a call that finds the
+    time spent raises ``treetool.budget.SentenceTimeout``). ``options`` go to a published
     ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
     if kind == "dynamic" and has_published_oracle(system):
         return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
-    budget = None if max_seconds is None else Budget(seconds=max_seconds)
+    budget = None if max_seconds is None else Budget(max_seconds)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
 
 

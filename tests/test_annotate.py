@@ -340,8 +340,10 @@ def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
     path.write_text(conllu([("tiny", [-1, 0], None), ("big", [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
     result = run("annotate", path, "--system", "swap", "--max-seconds", "0.2")
     assert result.returncode == 0
-    assert b"skipped 1 sentence whose exact search took more than --max-seconds 0.2 (first: big)" in result.stderr
+    assert b"warning: 1 sentence ran out of --max-seconds 0.2 and was skipped: big" in result.stderr
     assert {r["sent_id"] for r in records(result.stdout)} == {"tiny"}
+    failed = run("annotate", path, "--system", "swap", "--max-seconds", "0.2", "--on-timeout", "fail")
+    assert failed.returncode == 2 and b"g.conllu:4: exact search: " in failed.stderr and b"(sentence big)" in failed.stderr
 
 
 REFUSED = [
@@ -354,6 +356,9 @@ REFUSED = [
     (["--system", "attardi", "--oracle", "dynamic"], "--oracle dynamic: attardi (degree=2) has no published"),
     (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
     (["--system", "arc-eager", "--max-seconds", "5"], "--max-seconds acts only with exact search"),
+    (["--system", "swap", "--on-timeout", "skip"], "--on-timeout needs --max-seconds"),
+    (["--system", "swap", "--max-seconds", "5", "--on-timeout", "lift"], "--on-timeout lift applies to projectivize"),
+    (["--system", "swap", "--max-seconds", "0"], "--max-seconds"),
     (["--system", "arc-eager", "--prefer-monotonic"], "--prefer-monotonic needs --system nm-arc-eager"),
     (["--system", "nm-arc-eager", "--oracle", "exact", "--prefer-monotonic"], "--prefer-monotonic needs"),
 ]
