@@ -41,6 +41,19 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("deprojectivize", "files"): ("argument", [], READ),
     ("deprojectivize", "output"): ("-o", [], WRITE),
     ("deprojectivize", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("oracle", "files"): ("argument", [], READ),
+    ("oracle", "output"): ("-o", [], WRITE),
+    ("oracle", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("oracle", "report_file"): ("--report-file", ["--system", "swap"], WRITE),  # swap: no "not derivable" line
+    ("replay", "files"): ("argument", [], READ),
+    ("replay", "output"): ("-o", [], WRITE),
+    ("replay", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("coverage", "files"): ("argument", [], READ),
+    ("coverage", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("annotate", "files"): ("argument", ["--system", "arc-hybrid"], READ),
+    ("annotate", "output"): ("-o", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
+    ("annotate", "rejects"): ("--rejects", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
+    ("annotate", "predicted"): ("--predicted", ["--system", "arc-hybrid", "--policy", "predicted"], READ),
 }
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
