@@ -16,6 +16,15 @@ lookups. A walker that calls :meth:`costs` on successive configurations
 moves the counters by one action (recognised by comparing the two
 configurations); any other configuration rebuilds them in O(n).
 
+Normalisation: some legal action always has cost 0 under the definition
+(the loss of a configuration is the loss of one of its successors). With a
+non-projective gold tree, however, every action may foreclose some
+individually reachable arc, and then all published counts are positive;
+the costs returned are the counts minus their minimum, so that the optimal
+actions are the cheapest ones (this changes nothing for projective gold
+trees, and lowers the disagreement with the exact costs for non-projective
+ones).
+
 Configurations must be reachable from the system's initial configuration:
 the buffer is then always a suffix of ``1..n`` (arc-eager: followed by the
 root 0), which is how buffer membership is read off its length.
@@ -36,7 +45,7 @@ class _CountingOracle:
 
     ``on_stack[w]``; ``in_buffer_deps[h]``: gold dependents of h in the buffer;
     ``stack_deps[h]``: gold dependents of h on the stack; ``headless_deps[h]``:
-    those among them without a head yet. Subclasses define the costs.
+    those among them without a head yet. Subclasses define ``_costs``.
     """
 
     root_in_buffer = False  # arc-eager keeps the root 0 at the end of the buffer
@@ -45,16 +54,15 @@ class _CountingOracle:
         self.gold = as_heads(gold_heads)
         self.labels = None if gold_labels is None else list(gold_labels)
         self.n = n = len(self.gold) - 1
+        self.la_keys = ["LA"] * (n + 1) if gold_labels is None else [f"LA({label})" for label in gold_labels]
+        self.ra_keys = ["RA"] * (n + 1) if gold_labels is None else [f"RA({label})" for label in gold_labels]
+        self.re_keys = ["RE"] * (n + 1) if gold_labels is None else [f"RE({label})" for label in gold_labels]
         self._last: Configuration | None = None
         self._last_costs: dict[Action, int] = {}
         self.on_stack = [False] * (n + 1)
         self.in_buffer_deps = [0] * (n + 1)
         self.stack_deps = [0] * (n + 1)
         self.headless_deps = [0] * (n + 1)
-
-    def _key(self, kind: str, word: int) -> Action:
-        """The spelling of an action attaching ``word``: labelled with its gold label when labels are known."""
-        return kind if self.labels is None else f"{kind}({self.labels[word]})"
 
     # ------------------------------------------------------------ bookkeeping
     def _rebuild(self, config: Configuration) -> None:
@@ -74,66 +82,65 @@ class _CountingOracle:
                 headless[gold[w]] += heads[w] == -1
 
     def _advance(self, config: Configuration) -> bool:
-        """Move the counters from the last configuration to ``config`` if one push or pop leads there."""
+        """Move the counters from the last configuration to ``config`` if one push or pop leads there.
+
+        The comparisons of whole tuples run in C; the Python work is constant.
+        """
         last = self._last
-        if last is None or len(config.buffer) + len(config.stack) > len(last.buffer) + len(last.stack):
+        if last is None:
             return False
-        stack, old = config.stack, last.stack
-        if len(stack) == len(old) + 1 and len(config.buffer) == len(last.buffer) - 1:
+        stack, old, buffer, old_buffer = config.stack, last.stack, config.buffer, last.buffer
+        size = len(stack) - len(old)
+        if size == 1 and len(buffer) == len(old_buffer) - 1:
             w = stack[-1]
-            if w != last.buffer[0] or stack[:-1] != old or not _same_heads_but(config, last, w):
+            if w != old_buffer[0] or stack[:-1] != old or not _same_heads_but(config.heads, last.heads, w):
                 return False
             if w:
                 g = self.gold[w]
-                self.on_stack[w] = True
                 self.in_buffer_deps[g] -= 1
                 self.stack_deps[g] += 1
-                self.headless_deps[g] += config.heads[w] == -1
-            else:
-                self.on_stack[0] = True
+                if config.heads[w] == -1:
+                    self.headless_deps[g] += 1
+            self.on_stack[w] = True
             return True
-        if len(stack) == len(old) - 1 and len(config.buffer) == len(last.buffer):
+        if size == -1 and len(buffer) == len(old_buffer):
             w = old[-1]
-            if old[:-1] != stack or not _same_heads_but(config, last, w):
+            if old[:-1] != stack or not _same_heads_but(config.heads, last.heads, w):
                 return False
             g = self.gold[w]
             self.on_stack[w] = False
             self.stack_deps[g] -= 1
-            self.headless_deps[g] -= last.heads[w] == -1
+            if last.heads[w] == -1:
+                self.headless_deps[g] -= 1
             return True
         return False
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         """Cost of every legal action (see the class docstring for exactness)."""
-        if config is self._last:
-            return dict(self._last_costs)
-        if self.labels is not None and config.labels is None:
-            raise ValueError("gold labels were given but the configuration is unlabelled")
-        if not self._advance(config):
-            self._rebuild(config)
-        self._last = config
-        self._last_costs = costs = self._costs(config)
-        return dict(costs)
+        if config is not self._last:
+            if self.labels is not None and config.labels is None:
+                raise ValueError("gold labels were given but the configuration is unlabelled")
+            if not self._advance(config):
+                self._rebuild(config)
+            self._last = config
+            costs = self._costs(config)
+            cheapest = min(costs.values(), default=0)
+            if cheapest:  # only with a non-projective gold tree: see the module docstring (normalisation)
+                costs = {action: cost - cheapest for action, cost in costs.items()}
+            self._last_costs = costs
+        return dict(self._last_costs)
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions, in ``legal()`` order."""
         return [action for action, cost in self.costs(config).items() if cost == 0]
 
-    def _in_buffer(self, config: Configuration, w: int) -> bool:
-        """``w`` is in the buffer (the buffer is a suffix of ``1..n`` [+ root]: read off its length)."""
-        size = len(config.buffer)
-        if self.root_in_buffer:
-            return size > 0 if w == 0 else w >= self.n + 2 - size
-        return w > 0 and w >= self.n + 1 - size
-
     def _costs(self, config: Configuration) -> dict[Action, int]:
         raise NotImplementedError
 
 
-def _same_heads_but(config: Configuration, last: Configuration, w: int) -> bool:
-    """The two configurations have the same heads except perhaps at ``w`` (compared in C, not in Python)."""
-    a, b = config.heads, last.heads
-    return a == b or (a[:w] == b[:w] and a[w + 1 :] == b[w + 1 :])
+def _same_heads_but(heads: tuple[int, ...], old: tuple[int, ...], w: int) -> bool:
+    """The two head tuples are equal except perhaps at ``w`` (compared in C, not in Python)."""
+    return heads == old or (heads[:w] == old[:w] and heads[w + 1 :] == old[w + 1 :])
 
 
 class ArcHybridOracle(_CountingOracle):
@@ -157,6 +164,7 @@ class ArcHybridOracle(_CountingOracle):
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
         gold, stack, buffer = self.gold, config.stack, config.buffer
+        first = self.n + 1 - len(buffer)  # the buffer is first..n
         out: dict[Action, int] = {}
         s0 = stack[-1]
         if buffer:
@@ -165,12 +173,12 @@ class ArcHybridOracle(_CountingOracle):
             out["SH"] = (g != s0 and self.on_stack[g]) + self.stack_deps[b0]
             if s0:
                 g = gold[s0]
-                lost_head = g != b0 and (g == stack[-2] or self._in_buffer(config, g))
-                out[self._key("LA", s0)] = lost_head + self.in_buffer_deps[s0]
+                lost_head = g != b0 and (g == stack[-2] or (g and g >= first))
+                out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0]
         if len(stack) >= 2:
             g = gold[s0]
-            lost_head = g != stack[-2] and self._in_buffer(config, g)
-            out[self._key("RA", s0)] = lost_head + self.in_buffer_deps[s0]
+            lost_head = g != stack[-2] and g and g >= first
+            out[self.ra_keys[s0]] = lost_head + self.in_buffer_deps[s0]
         return out
 
 
@@ -204,25 +212,25 @@ class ArcEagerOracle(_CountingOracle):
 
     def _monotonic_costs(self, config: Configuration) -> dict[Action, int]:
         """The Goldberg & Nivre costs of the actions legal in monotonic arc-eager (this class's costs)."""
-        gold, stack, buffer, heads = self.gold, config.stack, config.buffer, config.heads
-        out: dict[Action, int] = {}
+        stack, buffer = config.stack, config.buffer
         if not buffer:
-            return out
-        b0 = buffer[0]
+            return {}
         if not stack:
-            out["SH"] = 0  # nothing on the stack to lose
-            return out
-        s0 = stack[-1]
+            return {"SH": 0}  # nothing on the stack to lose
+        gold, on_stack = self.gold, self.on_stack
+        first = self.n + 2 - len(buffer)  # the buffer is first..n, 0
+        s0, b0 = stack[-1], buffer[0]
+        out: dict[Action, int] = {}
         if b0:
-            out["SH"] = self.on_stack[gold[b0]] + self.headless_deps[b0]
-        if heads[s0] == -1:
+            out["SH"] = on_stack[gold[b0]] + self.headless_deps[b0]
+        if config.heads[s0] == -1:
             g = gold[s0]
-            out[self._key("LA", s0)] = (g != b0 and self._in_buffer(config, g)) + self.in_buffer_deps[s0]
+            out[self.la_keys[s0]] = (g != b0 and (g >= first or not g)) + self.in_buffer_deps[s0]
         if b0:
             g = gold[b0]
-            lost_head = g != s0 and (self.on_stack[g] or self._in_buffer(config, g))
-            out[self._key("RA", b0)] = lost_head + self.headless_deps[b0]
-        if heads[s0] != -1:
+            lost_head = g != s0 and (on_stack[g] or g >= first or not g)
+            out[self.ra_keys[b0]] = lost_head + self.headless_deps[b0]
+        if config.heads[s0] != -1:
             out["RE"] = self.in_buffer_deps[s0]
         return out
 
@@ -277,53 +285,43 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
         self.prefer_monotonic = prefer_monotonic
         self.reduce_loses_buffer_head = self.nm_left or not published  # Δ_NML(RE), or D's correction
 
-    def _has_gold_arc(self, config: Configuration, w: int) -> bool:
-        if config.heads[w] != self.gold[w]:
-            return False
-        return self.labels is None or config.labels[w] == self.labels[w]
-
     def _costs(self, config: Configuration) -> dict[Action, int]:
-        mono = self._monotonic_costs(config)
-        stack, buffer, heads, gold = config.stack, config.buffer, config.heads, self.gold
+        stack, buffer, heads = config.stack, config.buffer, config.heads
         if not stack or not buffer:
-            return mono
+            return self._monotonic_costs(config)
+        gold, on_stack, nm_left = self.gold, self.on_stack, self.nm_left
+        first = self.n + 2 - len(buffer)  # the buffer is first..n, 0
         s0, b0 = stack[-1], buffer[0]
         headless = heads[s0] == -1
         out: dict[Action, int] = {}
-        if "SH" in mono:
-            out["SH"] = mono["SH"] + self._delta_shift(s0, b0)
-        if headless or self.nm_left:
-            out[self._key("LA", s0)] = self._la_cost(config, s0, b0, headless)
-        if b0:
-            ra = self._key("RA", b0)
-            out[ra] = mono[ra] + (self._headed_stack_deps(b0) - self._in_buffer(config, gold[b0]) if self.nm_left else 0)
-        if not headless:
-            out["RE"] = mono["RE"] + (self.nm_left and self._in_buffer(config, gold[s0]))
-        elif self.nm_reduce and len(stack) >= 2:
-            lost_head = self.reduce_loses_buffer_head and self._in_buffer(config, gold[s0])
-            out[self._key("RE", s0)] = self.in_buffer_deps[s0] + lost_head
+        if b0:  # SH: C + Δ_NML + Δ_NMD
+            headed_deps = self.stack_deps[b0] - self.headless_deps[b0] if nm_left else 0
+            g = gold[b0]
+            out["SH"] = on_stack[g] + self.headless_deps[b0] + headed_deps - (self.nm_reduce and g == s0)
+        g = gold[s0]
+        in_buffer = g >= first or not g
+        if headless:  # LA: C + Δ_NMD
+            lost_head = g != b0 and in_buffer
+            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0] + (self.nm_reduce and len(stack) >= 2 and g == stack[-2])
+        elif nm_left:  # LA on a headed s0: C + Δ_NML
+            if g == heads[s0] and (self.labels is None or config.labels[s0] == self.labels[s0]):
+                lost_head = True  # s0 loses its gold arc
+            else:
+                lost_head = g != b0 and in_buffer
+            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0]
+        if b0:  # RA: C + Δ_NML
+            g = gold[b0]
+            b0_head_in_buffer = g >= first or not g
+            lost_head = g != s0 and (on_stack[g] or b0_head_in_buffer)
+            cost = lost_head + self.headless_deps[b0]
+            if nm_left:
+                cost += self.stack_deps[b0] - self.headless_deps[b0] - b0_head_in_buffer
+            out[self.ra_keys[b0]] = cost
+        if not headless:  # RE: C + Δ_NML
+            out["RE"] = self.in_buffer_deps[s0] + (nm_left and in_buffer)
+        elif self.nm_reduce and len(stack) >= 2:  # the attaching RE: C (+ the correction)
+            out[self.re_keys[s0]] = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
         return out
-
-    def _headed_stack_deps(self, b0: int) -> int:
-        return self.stack_deps[b0] - self.headless_deps[b0]
-
-    def _delta_shift(self, s0: int, b0: int) -> int:
-        delta = self._headed_stack_deps(b0) if self.nm_left else 0
-        return delta - (self.nm_reduce and self.gold[b0] == s0)
-
-    def _la_cost(self, config: Configuration, s0: int, b0: int, headless: bool) -> int:
-        """C(LA) + Δ_NML(LA) + Δ_NMD(LA)."""
-        g = self.gold[s0]
-        cost = self.in_buffer_deps[s0]
-        if headless:
-            cost += g != b0 and self._in_buffer(config, g)
-            stack = config.stack
-            cost += self.nm_reduce and len(stack) >= 2 and g == stack[-2]
-        elif self._has_gold_arc(config, s0):
-            cost += 1
-        else:
-            cost += g != b0 and self._in_buffer(config, g)
-        return cost
 
     def optimal(self, config: Configuration) -> list[Action]:
         best = super().optimal(config)
