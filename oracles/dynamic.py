@@ -48,8 +48,6 @@ class _CountingOracle:
     those among them without a head yet. Subclasses define ``_costs``.
     """
 
-    root_in_buffer = False  # arc-eager keeps the root 0 at the end of the buffer
-
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> None:
         self.gold = as_heads(gold_heads)
         self.labels = None if gold_labels is None else list(gold_labels)
@@ -90,13 +88,14 @@ class _CountingOracle:
             return False
         stack, old = config.stack, last.stack
         grown = len(stack) - len(old)
-        if grown == 1:
+        shrunk = len(last.buffer) - len(config.buffer)  # reachable: equal lengths, equal buffers
+        if grown == 1 and shrunk == 1:
             w = stack[-1]
-            if config.buffer != last.buffer[1:] or stack[:-1] != old:
+            if w != last.buffer[0] or stack[:-1] != old:
                 return False
-        elif grown == -1:
+        elif grown == -1 and not shrunk:
             w = old[-1]
-            if config.buffer != last.buffer or old[:-1] != stack:
+            if old[:-1] != stack:
                 return False
         else:
             return False
@@ -218,8 +217,6 @@ class ArcEagerOracle(_CountingOracle):
     tests/test_oracles_dynamic.py).
     """
 
-    root_in_buffer = True
-
     def _monotonic_costs(self, config: Configuration) -> dict[Action, int]:
         """The Goldberg & Nivre costs of the actions legal in monotonic arc-eager (this class's costs)."""
         stack, buffer = config.stack, config.buffer
@@ -325,7 +322,8 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
         in_buffer = g >= first or not g
         if headless:  # LA: C + Δ_NMD
             lost_head = g != b0 and in_buffer
-            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0] + (self.nm_reduce and len(stack) >= 2 and g == stack[-2])
+            lost_reduce = self.nm_reduce and len(stack) >= 2 and g == stack[-2]
+            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0] + lost_reduce
         elif nm_left:  # LA on a headed s0: C + Δ_NML
             if g == heads[s0] and (self.labels is None or config.labels[s0] == self.labels[s0]):
                 lost_head = True  # s0 loses its gold arc

@@ -13,7 +13,15 @@ import random
 import pytest
 
 from conftest import shared_path
-from oracle_trees import TRANSITION_SPECS, all_trees, bf_projective, make, random_nonprojective, random_tree, word_labels
+from oracle_trees import (
+    TRANSITION_SPECS,
+    all_trees,
+    bf_projective,
+    make,
+    random_nonprojective,
+    random_tree,
+    word_labels,
+)
 from oracles import ExactOracle, OracleUnavailable, get_system
 from oracles.dynamic import disagreement, exploring_walk
 from test_oracles_search import bf_finals, bf_wrong, random_walk
@@ -61,7 +69,8 @@ def test_exact_oracle_is_the_default_and_refuses_long_sentences():
     tree, labels = (-1, 2, 0), word_labels(2)
     config = system.initial(2, labeled=True)
     assert system.costs(config, tree, labels) == {"SH": 0}
-    assert system.optimal(system.run(["SH", "SH"], 2, labeled=True), tree, labels) == [f"LA({labels[1]})", "SW"]  # SW, SH, RA also builds 2 -> 1
+    after_two_shifts = system.run(["SH", "SH"], 2, labeled=True)
+    assert system.optimal(after_two_shifts, tree, labels) == [f"LA({labels[1]})", "SW"]  # SW, SH, RA: 2 -> 1 too
 
 
 # --------------------------------------------------------------------------
