@@ -100,7 +100,10 @@ class _CountingOracle:
         else:
             return False
         heads, old_heads = config.heads, last.heads
-        if heads != old_heads and (heads[:w] != old_heads[:w] or heads[w + 1 :] != old_heads[w + 1 :]):
+        if heads[w] == old_heads[w]:
+            if heads != old_heads:
+                return False
+        elif heads[:w] != old_heads[:w] or heads[w + 1 :] != old_heads[w + 1 :]:
             return False
         if not w:
             self.on_stack[0] = grown == 1
@@ -128,10 +131,9 @@ class _CountingOracle:
                 self._rebuild(config)
             self._last = config
         costs = self._costs(config)
-        if costs:
+        if 0 not in costs.values() and costs:  # only with a non-projective gold tree: module docstring
             cheapest = min(costs.values())
-            if cheapest:  # only with a non-projective gold tree: see the module docstring (normalisation)
-                return {action: cost - cheapest for action, cost in costs.items()}
+            return {action: cost - cheapest for action, cost in costs.items()}
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
