@@ -8,13 +8,15 @@
 The interface is in :mod:`oracles.system`; one module per family of systems
 (:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
 :mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
-the exhaustive search in :mod:`oracles.search`.
+the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
+:mod:`oracles.dynamic` (``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
 from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
 from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
+from .dynamic import ArcEagerOracle, ArcHybridOracle, NonMonotonicArcEagerOracle, disagreement, exploring_walk
 from .search import (
     Budget,
     BudgetExceeded,
@@ -49,7 +51,9 @@ from .system import (
 __all__ = [
     "Action",
     "ArcEager",
+    "ArcEagerOracle",
     "ArcHybrid",
+    "ArcHybridOracle",
     "ArcStandard",
     "Attardi",
     "Budget",
@@ -63,6 +67,7 @@ __all__ = [
     "MAX_DEGREE",
     "NM_VARIANTS",
     "NonMonotonicArcEager",
+    "NonMonotonicArcEagerOracle",
     "OracleUnavailable",
     "REDUCE_MODES",
     "SWAP_ORDERS",
@@ -73,7 +78,9 @@ __all__ = [
     "TransitionSystem",
     "canonical_oracle",
     "derivable",
+    "disagreement",
     "exact_costs",
+    "exploring_walk",
     "format_action",
     "get_system",
     "has_own_static_oracle",
