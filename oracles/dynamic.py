@@ -374,6 +374,8 @@ def exploring_walk(
     while not system.is_final(config):
         costs = oracle.costs(config)
         yield config, costs
+        if not costs:  # a stuck configuration (never for the built-in systems)
+            return
         wrong = [a for a, c in costs.items() if c]
         if wrong and rng.random() < error_rate:
             action = rng.choice(wrong)
