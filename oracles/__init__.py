@@ -8,7 +8,8 @@
 The interface is in :mod:`oracles.system`; one module per family of systems
 (:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
 :mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
-the exhaustive search in :mod:`oracles.search`.
+the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
+:mod:`oracles.dynamic` (``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
 from .annotate import Explore, Predicted, Static, Step, annotate_sentence
@@ -16,6 +17,7 @@ from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
 from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
+from .dynamic import ArcEagerOracle, ArcHybridOracle, NonMonotonicArcEagerOracle, disagreement, exploring_walk
 from .search import (
     Budget,
     BudgetExceeded,
@@ -55,7 +57,9 @@ __all__ = [
     "annotate_sentence",
     "Action",
     "ArcEager",
+    "ArcEagerOracle",
     "ArcHybrid",
+    "ArcHybridOracle",
     "ArcStandard",
     "Attardi",
     "Budget",
@@ -69,6 +73,7 @@ __all__ = [
     "MAX_DEGREE",
     "NM_VARIANTS",
     "NonMonotonicArcEager",
+    "NonMonotonicArcEagerOracle",
     "OracleUnavailable",
     "REDUCE_MODES",
     "SWAP_ORDERS",
@@ -79,7 +84,9 @@ __all__ = [
     "TransitionSystem",
     "canonical_oracle",
     "derivable",
+    "disagreement",
     "exact_costs",
+    "exploring_walk",
     "format_action",
     "get_system",
     "has_own_static_oracle",
