@@ -55,6 +55,7 @@ __all__ = [
     "annotate_sentence",
     "has_published_oracle",
     "make_oracle",
+    "sentence_random",
 ]
 
 ORACLE_KINDS = ("exact", "dynamic")
