@@ -9,6 +9,7 @@ import typer
 from treetool import __version__
 
 from .common import TreetoolCommand
+from . import annotate as annotate_module
 from . import coverage as coverage_module
 from . import deprojectivize as deprojectivize_module
 from . import filter as filter_module
@@ -56,6 +57,7 @@ app.command("filter", cls=TreetoolCommand)(filter_module.filter_command)
 app.command("oracle", cls=TreetoolCommand)(oracle_module.oracle_command)
 app.command("replay", cls=TreetoolCommand)(replay_module.replay_command)
 app.command("coverage", cls=TreetoolCommand)(coverage_module.coverage_command)
+app.command("annotate", cls=TreetoolCommand)(annotate_module.annotate_command)
 
 
 def main() -> None:

@@ -8,16 +8,20 @@
 The interface is in :mod:`oracles.system`; one module per family of systems
 (:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
 :mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
-the exhaustive search in :mod:`oracles.search`.
+the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
+:mod:`oracles.dynamic` (``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
+from .annotate import Explore, Predicted, Static, Step, annotate_sentence
 from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
 from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
+from .dynamic import ArcEagerOracle, ArcHybridOracle, NonMonotonicArcEagerOracle, disagreement, exploring_walk
 from .search import (
     Budget,
     BudgetExceeded,
+    ExactOracle,
     ExhaustiveSearch,
     SearchError,
     derivable,
@@ -31,8 +35,10 @@ from .system import (
     SYSTEMS,
     Action,
     Configuration,
+    DynamicOracle,
     IllegalAction,
     IncompleteDerivation,
+    OracleUnavailable,
     SystemSpecError,
     TransitionSystem,
     format_action,
@@ -44,20 +50,31 @@ from .system import (
 )
 
 __all__ = [
+    "Explore",
+    "Predicted",
+    "Static",
+    "Step",
+    "annotate_sentence",
     "Action",
     "ArcEager",
+    "ArcEagerOracle",
     "ArcHybrid",
+    "ArcHybridOracle",
     "ArcStandard",
     "Attardi",
     "Budget",
     "BudgetExceeded",
     "Configuration",
+    "DynamicOracle",
+    "ExactOracle",
     "ExhaustiveSearch",
     "IllegalAction",
     "IncompleteDerivation",
     "MAX_DEGREE",
     "NM_VARIANTS",
     "NonMonotonicArcEager",
+    "NonMonotonicArcEagerOracle",
+    "OracleUnavailable",
     "REDUCE_MODES",
     "SWAP_ORDERS",
     "SYSTEMS",
@@ -67,7 +84,9 @@ __all__ = [
     "TransitionSystem",
     "canonical_oracle",
     "derivable",
+    "disagreement",
     "exact_costs",
+    "exploring_walk",
     "format_action",
     "get_system",
     "has_own_static_oracle",

@@ -11,6 +11,7 @@ from typing import Sequence
 
 from treetool.trees import is_projective
 
+from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
@@ -107,6 +108,7 @@ class ArcEager(TransitionSystem):
     name = "arc-eager"
     monotonic = True
     detached_words_final = True
+    exact_dynamic_oracle = "projective"
     nm_left = False  # Left-Arc may replace an existing head (variant L)
     nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
 
@@ -180,6 +182,12 @@ class ArcEager(TransitionSystem):
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
         return arc_eager_oracle(gold_heads, gold_labels, self.reduce)
 
+    def dynamic_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
+    ) -> ArcEagerOracle:
+        """Goldberg & Nivre (2012)'s oracle (:class:`oracles.dynamic.ArcEagerOracle`); any length."""
+        return ArcEagerOracle(gold_heads, gold_labels)
+
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
         """Exact: the system derives exactly the projective trees."""
         return is_projective(gold_heads)
@@ -214,9 +222,27 @@ class NonMonotonicArcEager(ArcEager):
         self.variant = variant
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
+        self.exact_dynamic_oracle = "none" if variant == "D" else "projective"  # the published D oracle is not
 
     def options(self) -> dict[str, str]:
         return {"variant": self.variant, "reduce": self.reduce}
+
+    def dynamic_oracle(
+        self,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        *,
+        max_length: int | None = 10,
+        prefer_monotonic: bool = False,
+        published: bool = True,
+    ) -> NonMonotonicArcEagerOracle:
+        """Honnibal et al. (2013) §5.2's oracle for this variant (:class:`oracles.dynamic.NonMonotonicArcEagerOracle`).
+
+        ``prefer_monotonic``: §6's preference in ``optimal``; ``published=False``
+        corrects variant D's reduce cost, which makes it exact for projective
+        gold trees (L and LD are already). Any length.
+        """
+        return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published)
 
     def _why_not(self, config: Configuration, kind: str) -> str:
         if kind == "RE" and config.stack and self.nm_reduce:

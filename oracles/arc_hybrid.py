@@ -6,6 +6,7 @@ from typing import Sequence
 
 from treetool.trees import is_projective
 
+from .dynamic import ArcHybridOracle
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
 
 __all__ = ["ArcHybrid", "arc_hybrid_oracle"]
@@ -64,6 +65,7 @@ class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     monotonic = True
     detached_words_final = True
+    exact_dynamic_oracle = "projective"
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
@@ -103,6 +105,12 @@ class ArcHybrid(TransitionSystem):
 
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
         return arc_hybrid_oracle(gold_heads, gold_labels)
+
+    def dynamic_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
+    ) -> ArcHybridOracle:
+        """Goldberg & Nivre (2013)'s oracle (:class:`oracles.dynamic.ArcHybridOracle`); any length."""
+        return ArcHybridOracle(gold_heads, gold_labels)
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
         """Exact: arc-hybrid derives exactly the projective trees."""

@@ -41,6 +41,7 @@ __all__ = [
     "BudgetExceeded",
     "SearchError",
     "ExhaustiveSearch",
+    "ExactOracle",
     "derivable",
     "reachable_trees",
     "min_loss",
@@ -365,6 +366,41 @@ class ExhaustiveSearch:
             cost = self.loss(after) - base
             out[plain] = min(cost, out.get(plain, math.inf))
         return out
+
+
+class ExactOracle:
+    """The exact dynamic oracle of any system: :class:`ExhaustiveSearch` behind the ``DynamicOracle`` interface.
+
+    Costs are ints and keyed as ``oracles.system.DynamicOracle`` says: with
+    gold labels an action that attaches a word carries that word's gold
+    label (the best labelling, module doc). The memo is shared by every call,
+    so walking a sentence costs about one search.
+    """
+
+    def __init__(
+        self,
+        system: TransitionSystem,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        budget: Any = None,
+    ) -> None:
+        self.search = ExhaustiveSearch(system, gold_heads, gold_labels, budget)
+
+    def costs(self, config: Configuration) -> dict[Action, int]:
+        search = self.search
+        base = search.loss(config)
+        if math.isinf(base):
+            raise SearchError("no final configuration is reachable from this configuration")
+        best: dict[Action, tuple[float, Action]] = {}  # unlabelled action -> (cost, best spelling)
+        for action, after in search.gold.moves(config):
+            plain = with_label(action, None)
+            cost = search.loss(after) - base
+            if plain not in best or cost < best[plain][0]:
+                best[plain] = (cost, action)
+        return {action: int(cost) for cost, action in best.values()}
+
+    def optimal(self, config: Configuration) -> list[Action]:
+        return [action for action, cost in self.costs(config).items() if cost == 0]
 
 
 def min_loss(

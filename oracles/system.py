@@ -37,14 +37,16 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 Action = str
 
 __all__ = [
     "Action",
     "Configuration",
+    "DynamicOracle",
     "IllegalAction",
+    "OracleUnavailable",
     "IncompleteDerivation",
     "SystemSpecError",
     "TransitionSystem",
@@ -100,6 +102,36 @@ class IncompleteDerivation(ValueError):
 
 class SystemSpecError(ValueError):
     """An unknown system name, a bad option, or a user class that cannot be loaded."""
+
+
+class OracleUnavailable(ValueError):
+    """No dynamic oracle can serve this sentence (e.g. too long for the exact search); the message says why."""
+
+
+class DynamicOracle(Protocol):
+    """Costs of actions in any configuration, for one gold tree (one sentence).
+
+    Definitions (papers/000 §2.2): the loss of a configuration is the
+    smallest number of wrong words (wrong head; with gold labels, or wrong
+    label) over the final configurations reachable from it; the cost of a
+    legal action is the loss after it minus the loss before it.
+
+    Keys of :meth:`costs` are the spellings of ``legal(config)`` when the
+    oracle has no gold labels; with gold labels an action that attaches a
+    word is keyed by its spelling labelled with that word's gold label
+    (``"LA(nsubj)"``, nm-arc-eager's attaching ``"RE(obj)"``), its best
+    labelling. Costs are ints. An oracle may keep bookkeeping along a walk
+    (successive calls on successive configurations) but answers correctly on
+    any configuration.
+    """
+
+    def costs(self, config: Configuration) -> dict[Action, int]:
+        """The cost of every legal action of ``config``, and of no other."""
+        ...
+
+    def optimal(self, config: Configuration) -> list[Action]:
+        """The actions of cost 0, in ``legal()`` order (keys spelled as in :meth:`costs`)."""
+        ...
 
 
 # --------------------------------------------------------------------------
@@ -176,6 +208,9 @@ class TransitionSystem(ABC):
     monotonic: bool = False
     detached_words_final: bool = False
     bottom_up: bool = False  # bottom-up shift-reduce (Cohen et al. 2012 §2.3): the static oracle is the canonical one
+    exact_dynamic_oracle: str = "any"
+    """How exact :meth:`dynamic_oracle` is: ``"any"`` (exact for every gold tree), ``"projective"``
+    (exact for projective gold trees only) or ``"none"`` (approximate; the docstring gives the rate)."""
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:
@@ -211,6 +246,52 @@ class TransitionSystem(ABC):
         built-in systems override it with their fastest exact test.
         """
         return self.static_oracle(gold_heads) is not None
+
+    # ---------------------------------------------------------- dynamic oracles
+    def dynamic_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
+    ) -> DynamicOracle:
+        """The system's dynamic oracle for one gold tree (reuse it for every configuration of the sentence).
+
+        Default: :meth:`exact_oracle`, the exhaustive search, which refuses
+        sentences longer than ``max_length`` (``None``: no limit) with
+        :class:`OracleUnavailable`. Systems with a published oracle override
+        this and ignore ``max_length``.
+        """
+        return self.exact_oracle(gold_heads, gold_labels, max_length=max_length)
+
+    def exact_oracle(
+        self,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        *,
+        max_length: int | None = 10,
+        budget: Any = None,
+    ) -> DynamicOracle:
+        """The exact oracle (exhaustive search, ``oracles.search.ExactOracle``) for any system.
+
+        Its cost grows exponentially with the sentence, hence ``max_length``;
+        ``budget`` (``oracles.search.Budget``) bounds each search and raises
+        ``BudgetExceeded`` when exceeded.
+        """
+        from .search import ExactOracle
+
+        n = len(gold_heads) - 1
+        if max_length is not None and n > max_length:
+            raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {n}")
+        return ExactOracle(self, gold_heads, gold_labels, budget)
+
+    def costs(
+        self, config: Configuration, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None
+    ) -> dict[Action, int]:
+        """``dynamic_oracle(gold_heads, gold_labels).costs(config)``: one-off use (no reuse across steps)."""
+        return self.dynamic_oracle(gold_heads, gold_labels).costs(config)
+
+    def optimal(
+        self, config: Configuration, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None
+    ) -> list[Action]:
+        """``dynamic_oracle(gold_heads, gold_labels).optimal(config)``: one-off use."""
+        return self.dynamic_oracle(gold_heads, gold_labels).optimal(config)
 
     # ---------------------------------------------------------- replay
     def run(self, actions: Iterable[Action], n: int, labeled: bool | None = None) -> Configuration:

@@ -50,6 +50,10 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("replay", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
     ("coverage", "files"): ("argument", [], READ),
     ("coverage", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
+    ("annotate", "files"): ("argument", ["--system", "arc-hybrid"], READ),
+    ("annotate", "output"): ("-o", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
+    ("annotate", "rejects"): ("--rejects", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
+    ("annotate", "predicted"): ("--predicted", ["--system", "arc-hybrid", "--policy", "predicted"], READ),
 }
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

@@ -1,0 +1,256 @@
+"""``treetool annotate``: one record per transition, with the dynamic oracle's cost of every legal action."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from typing import Annotated, Any, Optional
+
+import typer
+
+from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
+from oracles.system import OracleUnavailable, TransitionSystem
+from treetool.budget import SentenceTimeout
+from treetool.errors import TreebankError
+from treetool.formats.files import AtomicOutput
+from treetool.sentence import Sentence
+from treetool.treebank import read_treebank
+
+from .common import (
+    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Rejects, choices, cli_command, error, error_policy, input_formats, refuse_inapplicable,
+)
+from .progress import SentenceProgress
+from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+
+STEP_FORMATS = ("jsonl", "tsv")
+
+Policy = choices("Policy", POLICIES)
+OracleKind = choices("OracleKind", ORACLE_KINDS)
+StepFormat = choices("StepFormat", STEP_FORMATS)
+
+RULES = (
+    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
+    OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
+             "needs --system nm-arc-eager and its dynamic oracle"),
+    OnlyWhen(("max_length", "max_seconds"), lambda v: v["exact"],
+             "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
+    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+             "lift applies to projectivize only; annotate takes skip or fail"),
+)
+
+
+@cli_command
+def annotate_command(
+    ctx: typer.Context,
+    files: Files,
+    system: Annotated[str, typer.Option("--system", "-s", metavar="NAME", help="Transition system: arc-eager, arc-hybrid, nm-arc-eager (published dynamic oracles), arc-standard, attardi, swap, or package.module:ClassName (exact search).", show_default=False)],
+    degree: DegreeOpt = None,
+    variant: VariantOpt = None,
+    reduce: ReduceOpt = None,
+    order: OrderOpt = None,
+    labeled: LabeledOpt = False,
+    prefer_monotonic: Annotated[bool, typer.Option("--prefer-monotonic", help="nm-arc-eager: among the optimal actions, only those also optimal for the monotonic oracle, when there are any (Honnibal et al. 2013 section 6).")] = False,
+    policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,
+    error_rate: Annotated[float, typer.Option("--error-rate", min=0.0, max=1.0, metavar="P", help="explore: probability of a random non-optimal action at each step.")] = 0.1,
+    seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
+    predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
+    oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
+    max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
+    max_seconds: MaxSeconds = None,
+    on_timeout: OnTimeoutOpt = None,
+    output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
+    output: Output = "-",
+    from_format: FromFormat = None,
+    on_error: OnErrorOpt = OnError.fail,
+    rejects: Rejects = None,
+    quiet: Quiet = False,
+) -> None:
+    """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
+
+    Each step gives the configuration (stack, buffer, heads, labels with
+    --labeled), the cost of every legal action (how many more words end up
+    with a wrong head, or label with --labeled, than the best tree still
+    reachable), the optimal actions (cost 0) and the action taken.
+
+    \b
+    jsonl: {"sent_id", "step", "stack", "buffer", "heads", ["labels",]
+           "costs", "optimal", "action"}; heads has n+1 entries, heads[0] = -1,
+           -1 = no head yet; step counts from 1.
+    tsv:   sent_id TAB step TAB taken TAB optimal TAB costs, where optimal is
+           the optimal actions separated by spaces and costs is ACTION=COST
+           separated by spaces, in the system's legal order.
+
+    Examples:
+
+    \b
+      treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
+      treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
+      treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
+    """
+    chosen = system_from_options(ctx)
+    inputs = input_formats(files, from_format)
+    kind = _oracle_kind(chosen, oracle)
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
+    if policy.value == "predicted" and predicted is None:
+        raise InapplicableOption("--policy predicted needs --predicted FILE")
+    walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
+    walk = functools.partial(
+        _steps, chosen, labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
+        options={"prefer_monotonic": True} if prefer_monotonic else {})
+    encode = _jsonl if output_format.value == "jsonl" else _tsv
+    timed_out: list[str] = []
+    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
+        trees = PredictedTrees(predicted, from_format, errors) if predicted else None
+        for path, fmt in inputs:
+            if fmt == "ptb":
+                raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+            sentences = progress.track(read_treebank(path, fmt, on_error=trees or errors), path, lambda s: len(s.raw))
+            for position, sentence in enumerate(sentences, 1):
+                if trees is not None:
+                    walk_policy = trees.policy_for(sentence, position)
+                try:
+                    text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
+                except TreebankError as err:
+                    errors(err)
+                    continue
+                except SentenceTimeout as err:
+                    if on_timeout is not None and on_timeout.value == "fail":
+                        raise TreebankError(f"exact search: {err}", filename=sentence.filename, line=sentence.line,
+                                            sent_id=sentence.sent_id) from None
+                    timed_out.append(sentence.identifier(position))
+                    continue
+                out.write(text.encode("utf-8"))
+        if trees is not None:
+            trees.finish()
+    if timed_out:
+        error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
+              f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
+
+
+def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
+    """``--oracle`` resolved: the published dynamic oracle when there is one, else exact search."""
+    published = has_published_oracle(system)
+    if asked is None:
+        return "dynamic" if published else "exact"
+    if asked.value == "dynamic" and not published:
+        raise InapplicableOption(f"--oracle dynamic: {system.describe()} has no published dynamic oracle; "
+                                 "--oracle exact searches exhaustively, on sentences of up to --max-length words")
+    return asked.value
+
+
+def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: int, *, labeled: bool, kind: str,
+           max_length: int, max_seconds: float | None, options: dict[str, Any]) -> Iterator[Step]:
+    """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
+    try:
+        return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
+                                 policy=policy, position=position, oracle=kind, max_length=max_length,
+                                 max_seconds=max_seconds, oracle_options=options)
+    except OracleUnavailable as err:
+        missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
+        message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"
+        raise TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
+                            raw=sentence.raw) from None
+
+
+def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
+    """The records of one sentence, byte for byte what ``json.dumps(record, ensure_ascii=False)`` writes.
+
+    Spelled out here because ``json.dumps`` per record took half the run:
+    lists of ints are written by ``str(list)`` (the same text); the buffer,
+    heads and labels are encoded again only when a step changed them
+    (transitions pass unchanged tuples on); the end of a record (costs,
+    optimal, action) comes from :func:`_record_end`, which sees few
+    distinct values.
+    """
+    head = f'{{"sent_id": {json.dumps(sent_id, ensure_ascii=False)}, "step": '
+    lines = []
+    heads = labels = buffer = heads_text = labels_text = buffer_text = None
+    for s in steps:
+        if s.buffer is not buffer:
+            buffer, buffer_text = s.buffer, str(list(s.buffer))
+        if s.heads is not heads:
+            heads, heads_text = s.heads, str(list(s.heads))
+        if s.labels is not labels:
+            labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
+        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": {heads_text}, '
+                     f'{labels_text or ""}{_record_end(tuple(s.costs.items()), tuple(s.optimal), s.action)}')
+    return "".join(lines)
+
+
+@functools.lru_cache(maxsize=65536)
+def _record_end(costs: tuple[tuple[str, int], ...], optimal: tuple[str, ...], action: str) -> str:
+    """``"costs": {...}, "optimal": [...], "action": ...}`` and the line end, as JSON."""
+    pairs = ", ".join([f"{_quoted(a)}: {c}" for a, c in costs])
+    return f'"costs": {{{pairs}}}, "optimal": [{", ".join(map(_quoted, optimal))}], "action": {_quoted(action)}}}\n'
+
+
+@functools.lru_cache(maxsize=65536)
+def _quoted(text: str | None) -> str:
+    """``text`` as JSON (``null`` for None), cached: a treebank has few distinct spellings."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _tsv(sent_id: str, steps: Iterator[Step]) -> str:
+    return "".join(
+        f"{sent_id}\t{s.step}\t{s.action}\t{' '.join(s.optimal)}\t"
+        f"{' '.join(f'{a}={c}' for a, c in s.costs.items())}\n"
+        for s in steps
+    )
+
+
+# ---------------------------------------------------------------- --predicted
+
+
+class PredictedTrees:
+    """The sentences of ``--predicted``, taken in step with the gold files.
+
+    Used as the gold reader's ``on_error``: a bad gold sentence that
+    ``--on-error skip`` skips is counted, and its predicted counterpart is
+    dropped unread, so the two files stay aligned.
+    """
+
+    def __init__(self, path: str, from_format: Any, on_error: Any) -> None:
+        (_, fmt), = input_formats([path], from_format)
+        if fmt == "ptb":
+            raise TreebankError("--predicted needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+        self._trees = enumerate(read_treebank(path, fmt), 1)
+        self._on_error = on_error
+        self._gold_skipped = self._dropped = 0
+
+    def __call__(self, err: TreebankError) -> None:
+        self._on_error(err)
+        self._gold_skipped += 1
+
+    def _next(self) -> tuple[int, Sentence] | None:
+        while self._dropped < self._gold_skipped:
+            self._dropped += 1
+            next(self._trees, None)
+        return next(self._trees, None)
+
+    def policy_for(self, gold: Sentence, position: int) -> Predicted:
+        """The predicted tree of ``gold``: the next one, which must have the same id and length."""
+        wanted = gold.identifier(position)
+        found = self._next()
+        if found is None:
+            raise TreebankError(f"sentence {wanted} has no predicted tree (--predicted ends before it)",
+                                filename=gold.filename, line=gold.line)
+        number, tree = found
+        if tree.identifier(number) != wanted:
+            raise TreebankError(f"the predicted sentence is {tree.identifier(number)}, the gold one (in the same "
+                                f"place) {wanted}: the files must hold the same sentences in the same order",
+                                filename=tree.filename, line=tree.line)
+        if len(tree) != len(gold):
+            raise TreebankError(f"the predicted tree of {wanted} has {len(tree)} words, the gold one {len(gold)}",
+                                filename=tree.filename, line=tree.line)
+        return Predicted(tree.head_list, tree.deprels)
+
+    def finish(self) -> None:
+        """Raise if ``--predicted`` holds sentences after the last gold one."""
+        extra = self._next()
+        if extra is not None:
+            number, tree = extra
+            raise TreebankError(f"sentence {tree.identifier(number)} is not in the gold files",
+                                filename=tree.filename, line=tree.line)
