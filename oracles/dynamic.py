@@ -56,6 +56,7 @@ class _CountingOracle:
         self.ra_keys = ["RA"] * (n + 1) if gold_labels is None else [f"RA({label})" for label in gold_labels]
         self.re_keys = ["RE"] * (n + 1) if gold_labels is None else [f"RE({label})" for label in gold_labels]
         self._last: Configuration | None = None  # the configuration the counters describe
+        self._answer: tuple[Configuration | None, tuple] = (None, ())  # the last costs() call
         self.on_stack = [False] * (n + 1)
         self.in_buffer_deps = [0] * (n + 1)
         self.stack_deps = [0] * (n + 1)
@@ -133,12 +134,16 @@ class _CountingOracle:
         costs = self._costs(config)
         if 0 not in costs.values() and costs:  # only with a non-projective gold tree: module docstring
             cheapest = min(costs.values())
-            return {action: cost - cheapest for action, cost in costs.items()}
+            costs = {action: cost - cheapest for action, cost in costs.items()}
+        self._answer = (config, tuple(costs.items()))  # for optimal(config), safe from changes to the dict
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
-        """The cost-0 actions, in ``legal()`` order."""
-        return [action for action, cost in self.costs(config).items() if cost == 0]
+        """The cost-0 actions, in ``legal()`` order (reusing the costs of ``config`` if just computed)."""
+        answered, items = self._answer
+        if answered is not config:
+            items = self.costs(config).items()
+        return [action for action, cost in items if cost == 0]
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
         raise NotImplementedError
