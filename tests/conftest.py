@@ -7,6 +7,7 @@ never copy its data into the project.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,25 @@ def ud_train_file(name: str) -> Path:
     folder = shared_path("data", "ud-2.2", f"UD_{name}")
     (path,) = folder.glob("*-ud-train.conllu")
     return path
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def run_cli(*args: object, stdin: bytes | None = None) -> CliResult:
+    """Run a treetool command in process (typer's CliRunner): the command-line code path, no start-up per call.
+
+    An exception the command did not turn into an exit status is re-raised, so a traceback fails the test.
+    """
+    from typer.testing import CliRunner
+
+    from commands.app import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return CliResult(result.exit_code, result.stdout_bytes, result.stderr_bytes)

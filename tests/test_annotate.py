@@ -11,16 +11,13 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from dataclasses import dataclass
 
 import pytest
-from typer.testing import CliRunner
 
-from commands.app import app
 from oracles import Configuration, ExhaustiveSearch, get_system
 from oracles.annotate import Explore, Predicted, Static, annotate_sentence
 
-from conftest import SAMPLE_DATA
+from conftest import SAMPLE_DATA, run_cli as run
 from oracle_trees import bf_projective, random_nonprojective, random_tree, spec_id, word_labels
 
 EN = SAMPLE_DATA / "en_sample.conllu"
@@ -29,18 +26,6 @@ SYSTEMS = [("arc-eager", {}), ("arc-hybrid", {}), ("nm-arc-eager", {"variant": "
            ("attardi", {"degree": 2}), ("swap", {})]
 
 
-@dataclass
-class Result:
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-
-
-def run(*args, stdin: bytes | None = None) -> Result:
-    result = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Result(result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def conllu(trees: list[tuple[str | None, list[int], list[str] | None]]) -> str:

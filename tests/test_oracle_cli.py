@@ -11,15 +11,12 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from itertools import combinations
 
 import pytest
-from typer.testing import CliRunner
 
-from commands.app import app
 
-from conftest import ROOT, SAMPLE_DATA, shared_path
+from conftest import ROOT, SAMPLE_DATA, shared_path, run_cli as run
 
 EN = SAMPLE_DATA / "en_sample.conllu"
 DE = SAMPLE_DATA / "de_sample.conllu"
@@ -35,19 +32,6 @@ def system_args(key: str) -> list[str]:
     return ["--system", name, *SYSTEM_ARGS[key]]
 
 
-@dataclass
-class Result:
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-
-
-def run(*args, stdin: bytes | None = None) -> Result:
-    """The command in process (CliRunner): the same code path as the command line, without a start-up each."""
-    result = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Result(result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def blocks(data: bytes) -> list[bytes]:
