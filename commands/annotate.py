@@ -19,7 +19,7 @@ from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, choices, cli_command, error, error_policy, input_formats, refuse_inapplicable,
+    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
@@ -91,7 +91,7 @@ def annotate_command(
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
     """
     chosen = system_from_options(ctx)
-    inputs = input_formats(files, from_format)
+    inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
     refuse_inapplicable(ctx, RULES, exact=kind == "exact")
     if policy.value == "predicted" and predicted is None:
@@ -105,8 +105,6 @@ def annotate_command(
     with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
         trees = PredictedTrees(predicted, from_format, errors) if predicted else None
         for path, fmt in inputs:
-            if fmt == "ptb":
-                raise TreebankError("annotate needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             sentences = progress.track(read_treebank(path, fmt, on_error=trees or errors), path, lambda s: len(s.raw))
             for position, sentence in enumerate(sentences, 1):
                 if trees is not None:

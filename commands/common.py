@@ -305,6 +305,16 @@ COMMON_RULES = (
 )
 
 
+def dependency_inputs(ctx: typer.Context, files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:
+    """:func:`input_formats` for a command that works on dependency trees: PTB input is refused up front,
+    before any file is read or written, naming the file."""
+    inputs = input_formats(files, from_format)
+    for path, fmt in inputs:
+        if fmt == "ptb":
+            raise TreebankError(f"{ctx.info_name} needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+    return inputs
+
+
 def input_formats(files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:
     """Each input file with the format it will be read in (``--from``, the name, else the content)."""
     return [(path, treebank_format(path, from_format.value if from_format else None)) for path in files]

@@ -17,7 +17,7 @@ from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, cli_command, error, error_policy, input_formats, refuse_inapplicable,
+    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
@@ -70,14 +70,12 @@ def coverage_command(
     """
     chosen = system_from_options(ctx)
     refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=not has_own_static_oracle(chosen))
-    inputs = input_formats(files, from_format)
+    inputs = dependency_inputs(ctx, files, from_format)
     per_file: list[Coverage] = []
     total = Coverage("total")
     timed_out: list[str] = []
     with error_policy(on_error, rejects) as policy, SentenceProgress(quiet) as progress:
         for path, fmt in inputs:
-            if fmt == "ptb":
-                raise TreebankError("coverage needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             counter = CoverageCounter(chosen, max_degree, path)
             sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
             for position, sentence in enumerate(sentences, 1):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from treetool.errors import TreebankError
 from treetool.projectivization.driver import deprojectivize_sentence
-from treetool.treebank import TreebankWriter, output_format, read_treebank, treebank_format
+from treetool.treebank import TreebankWriter, output_format, read_treebank
 
-from .common import Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, error_policy
+from .common import Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, dependency_inputs, error_policy
 from .projectivize import Scheme, SchemeOpt
 
 
@@ -35,12 +34,10 @@ def deprojectivize_command(
       treetool deprojectivize parsed.conllu --scheme head -o parsed.nonproj.conllu
       treetool projectivize train.conllu --method pseudo --scheme path | treetool deprojectivize - --scheme path
     """
-    source = treebank_format(files[0], from_format.value if from_format else None)
-    with error_policy(on_error, rejects) as policy, TreebankWriter(output, output_format(output, to.value if to else None, source)) as writer:
-        for path in files:
-            fmt = treebank_format(path, from_format.value if from_format else None)
-            if fmt == "ptb":
-                raise TreebankError("deprojectivize needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+    inputs = dependency_inputs(ctx, files, from_format)
+    out_format = output_format(output, to.value if to else None, inputs[0][1])
+    with error_policy(on_error, rejects) as policy, TreebankWriter(output, out_format, on_error=policy) as writer:
+        for path, fmt in inputs:
             for sentence in read_treebank(path, fmt, on_error=policy):
                 deprojectivize_sentence(sentence, scheme.value)
                 writer.write(sentence)

@@ -18,7 +18,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    cli_command, error, error_policy, input_formats, refuse_inapplicable, timeout_mode,
+    cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
@@ -26,7 +26,6 @@ from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, Vari
 SEQUENCE_FORMATS = ("conllu", "jsonl", "lines")
 #: The comment ``oracle`` writes and ``replay`` reads.
 TRANSITIONS_COMMENT = "transitions"
-TIMED_OUT = "timed out"
 
 SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
 RULES = (
@@ -49,11 +48,10 @@ class SequenceCounts:
     def add(self, n: int, result: GoldSequence) -> None:
         self.sentences += 1
         self.words += n
-        timed_out = result.reason is not None and result.reason.startswith(TIMED_OUT)
         self.derived += result.actions is not None
-        self.unparsable += result.actions is None and not timed_out
+        self.unparsable += result.actions is None and not result.timed_out
         self.projectivized += result.projectivized
-        self.timed_out += timed_out
+        self.timed_out += result.timed_out
 
     def merge(self, other: SequenceCounts) -> None:
         for name in ("sentences", "words", "derived", "unparsable", "projectivized", "timed_out"):
@@ -142,8 +140,8 @@ def oracle_command(
     """
     chosen = system_from_options(ctx)
     refuse_inapplicable(ctx, RULES, searches=not has_own_static_oracle(chosen))
-    inputs = input_formats(files, from_format)
-    on_time_out = timeout_mode(on_timeout) if on_timeout else "skip"
+    inputs = dependency_inputs(ctx, files, from_format)
+    fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
     with (
@@ -155,13 +153,11 @@ def oracle_command(
         ok = False
         try:
             for path, fmt in inputs:
-                if fmt == "ptb":
-                    raise TreebankError("oracle needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
                 counts = SequenceCounts(path)
                 sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
                 for position, sentence in enumerate(sentences, 1):
                     budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
-                    result = _sequence(chosen, sentence, labeled, on_unparsable.value, budget, on_time_out)
+                    result = _sequence(chosen, sentence, labeled, on_unparsable.value, budget, fail_on_timeout)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)
                 per_file.append(counts)
@@ -178,13 +174,13 @@ def oracle_command(
 
 
 def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str, budget: Budget,
-              on_timeout: str) -> GoldSequence:
+              fail_on_timeout: bool) -> GoldSequence:
     """The gold sequence, with "cannot derive" and "out of time" turned into skips or located errors."""
     try:
         return gold_sequence(system, sentence.head_list, sentence.deprels if labeled else None,
                              on_unparsable=on_unparsable, budget=budget)
     except (NotDerivable, SentenceTimeout) as err:
-        if isinstance(err, SentenceTimeout) and on_timeout == "skip":
-            return GoldSequence(None, sentence.head_list, reason=f"{TIMED_OUT}: {err}")
+        if isinstance(err, SentenceTimeout) and not fail_on_timeout:
+            return GoldSequence(None, sentence.head_list, reason=f"timed out: {err}", timed_out=True)
         raise TreebankError(str(err), filename=sentence.filename, line=sentence.line,
                             sent_id=sentence.sent_id, raw=sentence.raw) from None

@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from treetool.errors import TreebankError
 from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
@@ -18,7 +17,7 @@ from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
     Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, input_formats,
+    ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     refuse_inapplicable, timeout_mode,
 )
 from .progress import SentenceProgress
@@ -102,7 +101,7 @@ def projectivize_command(
       treetool projectivize long.conllu --max-seconds 10 --on-timeout skip -o out.conllu
     """
     refuse_inapplicable(ctx, RULES)
-    inputs = input_formats(files, from_format)
+    inputs = dependency_inputs(ctx, files, from_format)
     show_report = report or "report_format" in given_options(ctx)
     options = ProjectivizeOptions(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
@@ -121,8 +120,6 @@ def projectivize_command(
         SentenceProgress(quiet) as progress,
     ):
         for path, fmt in inputs:
-            if fmt == "ptb":
-                raise TreebankError("projectivize needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
             sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, size_of=_input_bytes)

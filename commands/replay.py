@@ -12,7 +12,7 @@ from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
     Files, FromFormat, OnError, OnErrorOpt, Output, Quiet, Rejects, ToFormat, cli_command, error_policy,
-    input_formats,
+    dependency_inputs,
 )
 from .progress import SentenceProgress
 from .oracle import TRANSITIONS_COMMENT
@@ -50,15 +50,13 @@ def replay_command(
       treetool replay parser_actions.conllu --system arc-eager -o parsed.conllu
     """
     chosen = system_from_options(ctx)
-    inputs = input_formats(files, from_format)
+    inputs = dependency_inputs(ctx, files, from_format)
     with (
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, inputs[0][1]), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
     ):
         for path, fmt in inputs:
-            if fmt == "ptb":
-                raise TreebankError("replay needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
             for sentence in progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw)):
                 try:
                     _replay(chosen, sentence)

@@ -7,12 +7,11 @@ from typing import Annotated
 
 import typer
 
-from treetool.errors import TreebankError
 from treetool.report import render
 from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, treebank_stats
-from treetool.treebank import read_treebank, treebank_format
+from treetool.treebank import read_treebank
 
-from .common import Files, FromFormat, OnError, OnErrorOpt, Rejects, ReportFormat, ReportFormatOpt, cli_command, error_policy
+from .common import Files, FromFormat, OnError, OnErrorOpt, Rejects, ReportFormat, ReportFormatOpt, cli_command, dependency_inputs, error_policy
 
 COLUMNS = [
     "file", "sentences", "words", "mean_length", "max_length",
@@ -54,10 +53,7 @@ def stats_command(
     per_file: list[TreebankStats] = []
     total = TreebankStats(name="total")
     with error_policy(on_error, rejects) as policy:
-        for path in files:
-            fmt = treebank_format(path, from_format.value if from_format else None)
-            if fmt == "ptb":
-                raise TreebankError("stats needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
+        for path, fmt in dependency_inputs(ctx, files, from_format):
             before = policy.skipped
             stats = treebank_stats(read_treebank(path, fmt, on_error=policy), name=path)
             stats.skipped = policy.skipped - before

@@ -32,15 +32,17 @@ class NotDerivable(ValueError):
 class GoldSequence:
     """The oracle's answer for one tree.
 
-    ``actions`` is None when the tree was not derivable (``reason`` says why).
-    ``heads`` is the tree the actions derive: the gold tree itself, or its
-    optimal projectivization when ``projectivized``.
+    ``actions`` is None when the tree was not derivable, or when its budget
+    ran out (``timed_out``); ``reason`` says why. ``heads`` is the tree the
+    actions derive: the gold tree itself, or its optimal projectivization
+    when ``projectivized``.
     """
 
     actions: list[Action] | None
     heads: list[int]
     projectivized: bool = False
     reason: str | None = None
+    timed_out: bool = False
 
 
 def gold_sequence(

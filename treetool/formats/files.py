@@ -182,12 +182,6 @@ def read_text_file(path: str) -> str:
         raise FileAccessError(path, err, writing=False) from err
 
 
-def write_text_file(path: str, text: str) -> None:
-    """Write ``text`` as UTF-8 to ``path`` (``-`` is stdout) by the rules of :class:`AtomicOutput`."""
-    with AtomicOutput(path) as out:
-        out.write(text.encode("utf-8", "surrogateescape"))
-
-
 class AtomicOutput:
     """A binary output, ``-`` for stdout, compressed by suffix (``.gz``, ``.bz2``, ``.xz``).
 
