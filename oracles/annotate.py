@@ -264,12 +264,13 @@ def annotate_sentence(
 
 
 def _walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+    is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal
     config = system.initial(n, labeled=labeled)
     step = 0
-    while not system.is_final(config):
-        costs = oracle.costs(config)
-        optimal = oracle.optimal(config)
+    while not is_final(config):
+        costs = costs_of(config)
+        optimal = optimal_of(config)
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
-        yield Step(step, config.stack, config.buffer, config.heads, config.labels, costs, optimal, action)
-        config = system.apply(config, action)
+        yield Step(step, *config, costs, optimal, action)
+        config = apply(config, action)

@@ -101,7 +101,9 @@ class _CountingOracle:
         else:
             return False
         heads, old_heads = config.heads, last.heads
-        if heads[w] == old_heads[w]:
+        if heads is old_heads:  # SH and RE pass the tuple on unchanged
+            pass
+        elif heads[w] == old_heads[w]:
             if heads != old_heads:
                 return False
         elif heads[:w] != old_heads[:w] or heads[w + 1 :] != old_heads[w + 1 :]:
@@ -135,15 +137,20 @@ class _CountingOracle:
         if 0 not in costs.values() and costs:  # only with a non-projective gold tree: module docstring
             cheapest = min(costs.values())
             costs = {action: cost - cheapest for action, cost in costs.items()}
-        self._answer = (config, tuple(costs.items()))  # for optimal(config), safe from changes to the dict
+        self._answer = (config, self._best(config, costs))  # for optimal(config): a walk asks for both
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
-        """The cost-0 actions, in ``legal()`` order (reusing the costs of ``config`` if just computed)."""
-        answered, items = self._answer
+        """The optimal actions, in ``legal()`` order (reusing the answer for ``config`` if just computed)."""
+        answered, best = self._answer
         if answered is not config:
-            items = self.costs(config).items()
-        return [action for action, cost in items if cost == 0]
+            self.costs(config)
+            best = self._answer[1]
+        return list(best)
+
+    def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
+        """What :meth:`optimal` answers for ``config``: the actions of cost 0."""
+        return [action for action, cost in costs.items() if cost == 0]
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
         raise NotImplementedError
@@ -351,8 +358,8 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
             out[self.re_keys[s0]] = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
         return out
 
-    def optimal(self, config: Configuration) -> list[Action]:
-        best = super().optimal(config)
+    def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
+        best = [action for action, cost in costs.items() if cost == 0]
         if not self.prefer_monotonic or len(best) < 2:
             return best
         mono = self._monotonic_costs(config)

@@ -252,7 +252,7 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
     """
     budget = _as_budget(budget)
     start = system.initial(n)
-    seen = {_fields(start)}  # plain tuples: hashed in C, unlike the dataclass
+    seen = {start}
     todo = [start]
     trees: set[tuple[int, ...]] = set()
     legal, apply, is_final = system.legal, system.apply, system.is_final
@@ -263,15 +263,10 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
             trees.add(config.heads)
         for action in legal(config):
             after = apply(config, action)
-            fields = _fields(after)
-            if fields not in seen:
-                seen.add(fields)
+            if after not in seen:
+                seen.add(after)
                 todo.append(after)
     return trees
-
-
-def _fields(config: Configuration) -> tuple:
-    return config.stack, config.buffer, config.heads, config.labels
 
 
 class ExhaustiveSearch:
