@@ -170,7 +170,9 @@ class Projectivizer:
     of the other method (pseudo with the head scheme, ignoring the label
     decorations, and optimal), which is what Nederhof's Table 6 compares.
     ``timed_out`` names the sentences that ran out of time (the first
-    ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all).
+    ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all). With
+    ``on_timeout="lift"`` the lifting gets a budget of ``max_seconds`` of its
+    own; a sentence that exhausts it too is left out (``lift_timed_out``).
     """
 
     SHOWN_TIMEOUTS = 10
@@ -180,6 +182,7 @@ class Projectivizer:
         self.compare = compare
         self.timed_out: list[str] = []
         self.timed_out_count = 0
+        self.lift_timed_out = 0  # of those, lifting ran out of time too: left out
 
     def new_stats(self, name: str) -> ProjectivizeStats:
         return ProjectivizeStats(file=name, compare=self.compare, budget=self.options.max_seconds is not None)
@@ -256,7 +259,9 @@ class Projectivizer:
                     except SentenceTimeout:
                         if not self._timed_out(sentence, stats):
                             return False
-                        new, count, finished = pseudo_projectivize(heads, sentence.deprels, scheme="baseline")[0], None, False
+                        new, count, finished = self._lift(sentence, heads), None, False
+                        if new is None:
+                            return False
                 if _kept(heads, new) < len(heads) - 1:
                     sentence.set_tree(new)
             if opts.count and count is not None:
@@ -285,6 +290,14 @@ class Projectivizer:
             stats.timed_out += 1
         return self.options.on_timeout == "lift"
 
+    def _lift(self, sentence: Sentence, heads: list[int]) -> np.ndarray | None:
+        """``--on-timeout lift``: MaltParser's baseline lifting, under a budget of its own (None: out of time too)."""
+        try:
+            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=Budget(self.options.max_seconds))[0]
+        except SentenceTimeout:
+            self.lift_timed_out += 1
+            return None
+
     def timeout_summary(self) -> str | None:
         """One line for stderr naming the sentences that ran out of time, or None."""
         if not self.timed_out_count:
@@ -292,10 +305,13 @@ class Projectivizer:
         count = self.timed_out_count
         what = "lifted (baseline)" if self.options.on_timeout == "lift" else "left out"
         more = f" and {count - len(self.timed_out)} more" if count > len(self.timed_out) else ""
+        also = ""
+        if self.lift_timed_out:
+            also = f"; lifting ran out of time too for {self.lift_timed_out}, left out"
         return (
             f"{count} sentence{'s' if count != 1 else ''} ran out of time (--max-seconds "
             f"{self.options.max_seconds:g}) and {'were' if count != 1 else 'was'} {what}: "
-            f"{', '.join(self.timed_out)}{more}"
+            f"{', '.join(self.timed_out)}{more}{also}"
         )
 
     def _count(
