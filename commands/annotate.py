@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
-from oracles.system import OracleUnavailable, TransitionSystem
+from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
@@ -113,6 +113,10 @@ def annotate_command(
                     text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
                 except TreebankError as err:
                     errors(err)
+                    continue
+                except IncompleteDerivation as err:
+                    errors(TreebankError(str(err), filename=sentence.filename, line=sentence.line,
+                                         sent_id=sentence.sent_id, raw=sentence.raw))
                     continue
                 except SentenceTimeout as err:
                     if on_timeout is not None and on_timeout.value == "fail":

@@ -41,7 +41,7 @@ from typing import Any, Callable, NamedTuple
 
 from treetool.budget import Budget
 
-from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads
+from .system import Action, Configuration, DynamicOracle, IncompleteDerivation, TransitionSystem, as_heads
 
 __all__ = [
     "ORACLE_KINDS",
@@ -56,6 +56,7 @@ __all__ = [
     "has_published_oracle",
     "make_oracle",
     "sentence_random",
+    "walk",
 ]
 
 ORACLE_KINDS = ("exact", "dynamic")
@@ -260,15 +261,24 @@ def annotate_sentence(
     dynamic = oracle_for(heads, gold_labels)
     context = SentenceContext(system, heads, gold_labels, position, oracle_for)
     choose = policy.chooser(context)
-    return _walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
+    return walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
 
 
-def _walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+    """The steps from the initial configuration of ``n`` words to the first final one, ``choose`` picking each action.
+
+    The one walk loop of the package: :func:`annotate_sentence` runs it with
+    a policy's chooser, :func:`oracles.dynamic.exploring_walk` with the
+    sampler that measures oracles.
+    """
     is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal
     config = system.initial(n, labeled=labeled)
     step = 0
     while not is_final(config):
         costs = costs_of(config)
+        if not costs:
+            raise IncompleteDerivation(f"{system.describe()} has no legal action after {step} steps, "
+                                       "in a configuration that is not final")
         optimal = optimal_of(config)
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1

@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Iterable, Iterator, Sequence
 
+from .annotate import walk
 from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads, with_label
 
 __all__ = ["ArcHybridOracle", "ArcEagerOracle", "NonMonotonicArcEagerOracle", "exploring_walk", "disagreement"]
@@ -380,22 +381,19 @@ def exploring_walk(
     Goldberg & Nivre (2012) §4: with probability ``error_rate`` a random
     action of non-zero cost (when there is one), otherwise a random optimal
     one. ``labels`` (labelled walks): an erroneous arc action gets a random
-    label from them, so wrong labels occur too.
+    label from them, so wrong labels occur too (unlike
+    :class:`oracles.annotate.Explore`, which makes attachment errors only).
     """
-    config = system.initial(n, labeled=bool(labels))
-    while not system.is_final(config):
-        costs = oracle.costs(config)
-        yield config, costs
-        if not costs:  # a stuck configuration (never for the built-in systems)
-            return
+
+    def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:
         wrong = [a for a, c in costs.items() if c]
         if wrong and rng.random() < error_rate:
             action = rng.choice(wrong)
-            if labels and action.endswith(")"):
-                action = with_label(action, rng.choice(labels))
-        else:
-            action = rng.choice([a for a, c in costs.items() if c == 0])
-        config = system.apply(config, action)
+            return with_label(action, rng.choice(labels)) if labels and action.endswith(")") else action
+        return rng.choice([a for a, c in costs.items() if c == 0])
+
+    for step in walk(system, oracle, n, bool(labels), choose):
+        yield Configuration(step.stack, step.buffer, step.heads, step.labels), step.costs
 
 
 def disagreement(

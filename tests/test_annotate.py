@@ -378,3 +378,21 @@ def test_a_user_system_is_served_by_exact_search():
                  "--max-length", "9", "--on-error", "skip")
     assert theirs.returncode == 0, theirs.stderr
     assert theirs.stdout == ours.stdout and ours.stdout
+
+
+def test_a_walk_that_finds_no_legal_action_says_so():
+    """A (user) system stuck in a non-final configuration: a clear error, not an endless or silent walk."""
+    from oracles.annotate import walk
+    from oracles.system import IncompleteDerivation
+
+    class NoAnswers:
+        def costs(self, config):
+            return {} if len(config.stack) == 2 else {"SH": 0}
+
+        def optimal(self, config):
+            return [a for a, c in self.costs(config).items() if c == 0]
+
+    steps = walk(get_system("arc-standard"), NoAnswers(), 3, False, lambda config, costs, best: best[0])
+    assert next(steps).action == "SH"
+    with pytest.raises(IncompleteDerivation, match="no legal action after 1 steps"):
+        next(steps)
