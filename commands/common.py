@@ -29,6 +29,7 @@ from typer.core import TyperCommand
 from treetool.budget import ON_TIMEOUT_MODES
 from treetool.errors import TreebankError
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
+from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
 from treetool.treebank import treebank_format
@@ -132,6 +133,38 @@ Quiet = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
 ]
+
+
+def _plot_suffix(value: Optional[str]) -> Optional[str]:
+    if value is not None:
+        try:
+            plot_format(value)
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+    return value
+
+
+def plot_option(what: str) -> Any:
+    """The ``--plot FILE`` option of a command whose figure shows ``what``."""
+    return typer.Option(
+        "--plot", metavar="FILE", callback=_plot_suffix, show_default=False,
+        help=f"Draw {what} into FILE (.png or .svg); needs matplotlib: {INSTALL_HINT}.",
+    )
+
+
+@contextmanager
+def plot_file(path: Optional[str]) -> Iterator[Optional[PlotFile]]:
+    """The ``--plot`` output (None without the option), opened before any work; without matplotlib
+    a usage error saying how to install it."""
+    if path is None:
+        yield None
+        return
+    try:
+        out = PlotFile(path)
+    except MatplotlibMissing as err:
+        raise InapplicableOption(f"--plot: {err}") from None
+    with out:
+        yield out
 
 
 def timeout_mode(on_timeout: Optional[OnTimeout]) -> str:
