@@ -57,14 +57,14 @@ OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 class TreetoolCommand(TyperCommand):
-    """A typer command whose variadic arguments read ``FILE...`` in usage and help.
+    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help.
 
     typer shows them as ``{FILE}...`` and ``FILE <list[str]>``: Python types
     mean nothing to a user of the command line.
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return [re.sub(r"^\{(.+)\}\.\.\.$", r"\1...", piece) for piece in super().collect_usage_pieces(ctx)]
+        return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in super().collect_usage_pieces(ctx)]
 
     def format_options(self, ctx: typer.Context, formatter: Any) -> None:
         arguments, options = [], []
@@ -73,8 +73,8 @@ class TreetoolCommand(TyperCommand):
             if record is None:
                 continue
             if param.param_type_name == "argument":
-                if param.nargs != 1:
-                    record = (f"{param.metavar or (param.name or '').upper()}...", getattr(param, "help", "") or "")
+                dots = "..." if param.nargs != 1 else ""
+                record = (f"{param.metavar or (param.name or '').upper()}{dots}", getattr(param, "help", "") or "")
                 arguments.append(record)
             else:
                 options.append(record)
