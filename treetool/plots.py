@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -95,23 +96,24 @@ def line_figure(
     log_y: bool = False,
 ) -> Any:
     """One line (with markers) per named series of (x, y) points."""
-    figure = figure_class()(figsize=(7, 4.5))
-    _lines(figure.add_subplot(), series, title=title, xlabel=xlabel, ylabel=ylabel, log_y=log_y)
+    figure = figure_class()(figsize=(7, 4.5), layout="constrained")
+    _lines(figure, figure.add_subplot(), series, title=title, xlabel=xlabel, ylabel=ylabel, log_y=log_y)
     return figure
 
 
-def _lines(ax: Any, series: Mapping[str, Sequence[tuple[float, float]]], *, title: str, xlabel: str,
-           ylabel: str, log_y: bool = False) -> None:
+def _lines(figure: Any, ax: Any, series: Mapping[str, Sequence[tuple[float, float]]], *, title: str,
+           xlabel: str, ylabel: str, log_y: bool = False) -> None:
     for name, points in series.items():
         if points:
             xs, ys = zip(*points)
-            ax.plot(xs, ys, marker="o", markersize=3, label=name)
+            ax.plot(xs, ys, marker="o", markersize=3, label=_short(name))
     if log_y:
         ax.set_yscale("log")
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.grid(True, alpha=0.3)
     if len(series) > 1:
-        ax.legend(fontsize="small")
+        figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=min(3, len(series)),
+                      fontsize="small")
 
 
 def non_projectivity_figure(
@@ -125,13 +127,13 @@ def non_projectivity_figure(
     the number of sentences per gap degree (Kuhlmann & Nivre 2006), drawn on a
     log scale because degree 0 dwarfs the rest.
     """
-    figure = figure_class()(figsize=(11, 4.5))
+    figure = figure_class()(figsize=(11, 4.5), layout="constrained")
     share_ax, gap_ax = figure.subplots(1, 2)
     buckets = list(dict.fromkeys(b for points in shares.values() for b, _ in points))
     width = 0.8 / max(1, len(shares))
     for k, (name, points) in enumerate(shares.items()):
         xs = [buckets.index(b) + k * width for b, v in points if v is not None]
-        share_ax.bar(xs, [v for _, v in points if v is not None], width=width, label=name)
+        share_ax.bar(xs, [v for _, v in points if v is not None], width=width, label=_short(name))
     share_ax.set_xticks([i + 0.4 - width / 2 for i in range(len(buckets))], buckets)
     share_ax.set(title="Non-projective sentences by length", xlabel="sentence length (words)",
                  ylabel="non-projective sentences (%)")
@@ -144,9 +146,15 @@ def non_projectivity_figure(
     gap_ax.set(title="Gap degree", xlabel="gap degree of the tree", ylabel="sentences")
     for ax in (share_ax, gap_ax):
         ax.grid(True, axis="y", alpha=0.3)
-        if len(shares) > 1:
-            ax.legend(fontsize="small")
+    if len(shares) > 1:
+        figure.legend(*share_ax.get_legend_handles_labels(), loc="outside lower center",
+                      ncols=min(3, len(shares)), fontsize="small")
     return figure
+
+
+def _short(name: str) -> str:
+    """A series named by a file is labelled by the file's name, without its folders."""
+    return os.path.basename(name) or name
 
 
 class GeometricMeanByLength:
@@ -175,10 +183,10 @@ def optimal_counts_figure(means: Mapping[str, GeometricMeanByLength]) -> Any:
 
     The means are drawn from their logarithms, so counts beyond a float's range still plot.
     """
-    figure = figure_class()(figsize=(7, 4.5))
+    figure = figure_class()(figsize=(7, 4.5), layout="constrained")
     ax = figure.add_subplot()
     series = {name: [(n, log) for n, log in mean.log10_points()] for name, mean in means.items()}
-    _lines(ax, series, title="Optimal projective trees per sentence",
+    _lines(figure, ax, series, title="Optimal projective trees per sentence",
            xlabel="sentence length (words)", ylabel="geometric mean of the number of optimal trees")
     from matplotlib.ticker import MaxNLocator
 
