@@ -2,6 +2,9 @@
 
 The definitions (non-projective arc, gap degree, edge degree,
 well-nestedness) live in :mod:`treetool.trees`; this module only counts.
+Label inventories count DEPREL values, and, for a pseudo-projective scheme,
+the values ``treetool projectivize --method pseudo`` would write: the
+sentence goes through the same :class:`~treetool.projectivization.driver.Projectivizer`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .projectivization.driver import ProjectivizeOptions, Projectivizer
 from .report import percent, ratio
 from .sentence import Sentence
 from .trees import tree_measures
@@ -48,8 +52,24 @@ class TreebankStats:
     gap_degrees: Counter = field(default_factory=Counter)
     edge_degrees: Counter = field(default_factory=Counter)
     by_length: dict[str, list[int]] = field(default_factory=dict)  # bucket -> [sentences, non-projective]
+    labels: Counter | None = None  # DEPREL -> words, when asked for
+    labels_after_scheme: str | None = None  # pseudo-projective scheme of labels_after, when asked for
+    labels_after: Counter = field(default_factory=Counter)  # DEPREL after pseudo-projectivization -> words
+
+    def __post_init__(self) -> None:
+        self._pseudo = None
+        if self.labels_after_scheme is not None:
+            self._pseudo = Projectivizer(ProjectivizeOptions(method="pseudo", scheme=self.labels_after_scheme))
 
     def add(self, sentence: Sentence) -> None:
+        self._add_tree(sentence)
+        if self.labels is not None:
+            self.labels.update(sentence.deprels[1:])
+        if self._pseudo is not None:
+            self._pseudo.apply(sentence)  # in place: the tree is counted above
+            self.labels_after.update(sentence.deprels[1:])
+
+    def _add_tree(self, sentence: Sentence) -> None:
         heads = sentence.heads
         n = len(heads) - 1
         self.sentences += 1
@@ -75,6 +95,9 @@ class TreebankStats:
                      "multi_root_sentences", "ill_nested", "skipped"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.max_length = max(self.max_length, other.max_length)
+        if self.labels is not None and other.labels is not None:
+            self.labels.update(other.labels)
+        self.labels_after.update(other.labels_after)
         self.gap_degrees.update(other.gap_degrees)
         self.edge_degrees.update(other.edge_degrees)
         for key, (count, nonproj) in other.by_length.items():
@@ -102,6 +125,14 @@ class TreebankStats:
             "ill_nested": self.ill_nested,
             "skipped": self.skipped,
         }
+        if self.labels is not None:
+            out["labels"] = dict(_by_frequency(self.labels))
+        if self.labels_after_scheme is not None:
+            out["labels_after"] = {
+                "scheme": self.labels_after_scheme,
+                "distinct": len(self.labels_after),
+                "counts": dict(_by_frequency(self.labels_after)),
+            }
         if by_length:
             out["by_length"] = {
                 key: {
@@ -115,9 +146,29 @@ class TreebankStats:
         return out
 
 
-def treebank_stats(sentences: Iterable[Sentence], name: str = "total") -> TreebankStats:
-    """Count the statistics of a stream of sentences (constant memory)."""
-    stats = TreebankStats(name=name)
+def _by_frequency(counts: Counter) -> list[tuple[str, int]]:
+    """Most frequent first, ties in label order (a stable order for reports and tests)."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def new_labels(stats: TreebankStats, top: int) -> list[tuple[str, int]]:
+    """The ``top`` most frequent labels of ``labels_after`` that the input does not have: the labels
+    pseudo-projectivization adds to a classifier's output layer (needs ``labels`` counted)."""
+    known = stats.labels or Counter()
+    return [(label, n) for label, n in _by_frequency(stats.labels_after) if label not in known][:top]
+
+
+def treebank_stats(
+    sentences: Iterable[Sentence], name: str = "total", *, labels: bool = False, labels_after: str | None = None
+) -> TreebankStats:
+    """Count the statistics of a stream of sentences (constant memory).
+
+    ``labels`` counts DEPREL values; ``labels_after`` names a pseudo-projective
+    scheme (``head``, ``path``, ``head+path``) whose output labels are counted,
+    with ``projectivize``'s defaults for the other options.  Sentences are
+    changed in place by the latter.
+    """
+    stats = TreebankStats(name=name, labels=Counter() if labels else None, labels_after_scheme=labels_after)
     for sentence in sentences:
         stats.add(sentence)
     return stats
