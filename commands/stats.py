@@ -97,7 +97,8 @@ def stats_command(
     """Count sentences, words, non-projective trees and arcs, gap and edge degree, ill-nested and multi-root trees.
 
     Per file and in total.  A non-projective arc h->d has a word between h
-    and d that h does not dominate.
+    and d that h does not dominate.  --labels adds the DEPREL counts,
+    --labels-after those that projectivize --method pseudo would write.
 
     Examples:
 

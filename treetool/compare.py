@@ -15,7 +15,7 @@ files the script's F1 is this share of words.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
@@ -150,7 +150,7 @@ class ComparisonTotal:
     heads_match: int = 0
     labelled_match: int = 0
     differing_sentences: int = 0
-    differing_words: int = field(default=0)
+    differing_words: int = 0
 
     def add(self, comparison: SentenceComparison) -> None:
         self.sentences += 1
