@@ -354,10 +354,12 @@ class NederhofOracle:
 
     def _score(self, words: list[int], top: int, no_left: frozenset[int], no_right: frozenset[int]) -> int:
         """σ of the configuration with stack ``words[:top+1]`` and buffer ``words[top+1:]``."""
-        bonus = 0
-        if self.projective:
-            words, bonus = critical_reduction(words, top, self.gold, self.leftmost)
-        return bonus + tabular_score(words, top, self.gold, no_left, no_right, self.budget)
+        if not self.projective:
+            return tabular_score(words, top, self.gold, no_left, no_right, self.budget)
+        words, bonus = critical_reduction(words, top, self.gold, self.leftmost)
+        if self.algorithm == "cubic":
+            return bonus + tabular_score(words, top, self.gold, no_left, no_right, self.budget)
+        return bonus + critical_score(words, top, self.gold, no_left, no_right, self.algorithm == "linear")
 
     def _successors(self, config: Configuration):
         """Per legal action: the configuration after it (words, top position), its arc's gold-ness, the strategy's bans.
@@ -382,3 +384,180 @@ class NederhofOracle:
             yield "LA", stack[:-2] + [s0] + buffer, len(stack) - 2, int(gold[s1] == s0), no_left, no_right
         no_left = frozenset(stack[:-1]) if strict else frozenset()
         yield "RA", stack[:-1] + buffer, len(stack) - 2, int(gold[s0] == s1), no_left, frozenset()
+
+
+# --------------------------------------------------------------------------
+# §5-6: quadratic and linear algorithms (projective gold trees)
+# --------------------------------------------------------------------------
+
+
+class _Tables:
+    """The tables of §5 for a stack ``a[0..k]`` and critical words ``b[1..m]`` (Table 5's notation).
+
+    ``p[i]``: the critical gold head of a_i (index into b, or None);
+    ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] = p[k]); ``c[i]``: the leftmost
+    critical gold child of a_i; ``root[j]`` (the paper's R): the rightmost
+    critical word of b_j's component (its gold ancestor within the critical
+    words); ``children[i]`` (nchildren): a_i's critical gold children, 0 when
+    the strategy bans a_i's right children.
+    """
+
+    def __init__(self, words: Sequence[int], top: int, gold: Sequence[int],
+                 no_left: frozenset[int], no_right: frozenset[int]) -> None:
+        self.a = a = list(words[: top + 1])
+        self.b = b = [-1, *words[top + 1 :]]
+        self.gold, self.no_left, self.no_right = gold, no_left, no_right
+        index = {w: j for j, w in enumerate(b) if j}
+        self.p = p = [index.get(gold[w]) for w in a]
+        self.p_ge = p_ge = list(p)
+        for i in range(top - 1, -1, -1):
+            if p_ge[i] is None:
+                p_ge[i] = p_ge[i + 1]
+        self.root = root = [None] * len(b)
+        for j in range(len(b) - 1, 0, -1):
+            h = index.get(gold[b[j]])
+            root[j] = j if h is None else root[h]
+        position = {w: i for i, w in enumerate(a)}
+        self.c = c = [None] * len(a)
+        self.children = children = [0] * len(a)
+        for j in range(1, len(b)):
+            i = position.get(gold[b[j]])
+            if i is not None:
+                children[i] += 1
+                if c[i] is None:
+                    c[i] = j
+        for i, w in enumerate(a):
+            if w in no_right:
+                children[i] = 0
+        self.M = sum(1 for j in range(1, len(b)) if gold[b[j]] in index)
+
+    def component(self, j: int | None) -> int | None:
+        return None if j is None else self.root[j]
+
+    def weight(self, i: int, j: int) -> int:
+        """w(i, j) between stack positions: 1 gold, 0 not, -1 impossible (into the root, or banned)."""
+        h, d = self.a[i], self.a[j]
+        if d == 0 or (d < h and h in self.no_left) or (d > h and h in self.no_right):
+            return _NO
+        return int(self.gold[d] == h)
+
+
+class _Table5:
+    """The recursions of Nederhof (2019) Table 5 (§5), with the pruning of §6 when ``linear``.
+
+    Reconstruction (Table 5 and §6 are garbled in the machine conversion;
+    checked against the cubic algorithm on every configuration of every
+    projective tree of up to 6 words and against exhaustive search):
+
+    score(i, j, q) (stack a_0..a_i a_j, buffer state q in N/C/F) is the max of
+      1. children(i) - [c(i) = P>=(j) and q != N] + w(i, j) + score(i-1, i, tau(i, j, q))  (a_j into a_i),
+      2. w(j, i) + score(i-1, j, q)                                                  (a_i into a_j),
+      3. if p(j) defined and q != C: [q = N] + score'(i, p(j))       (a_j into its critical head);
+    score'(i, j) (stack a_0..a_i b_j) is the max of
+      1. score'(i-1, j), or 1 + score'(i-1, p(i)) when a_i's head is in b_j's component (a_i into it),
+      2. children(i) + score(i-1, i, tau'(i, j))                               (b_j into a_i);
+    both 0 for i < 0; the root a_0 is never a dependent. tau and tau' as in
+    the paper. §6 replaces option 2 of score by 1 + score(i-1, j, q) for a
+    gold arc, score(kappa(i), j, q) for another arc when lambda(i, j), else
+    nothing, and score'(i-1, j) by score'(kappa(i), j) when lambda'(i, j).
+    """
+
+    def __init__(self, tables: _Tables, linear: bool) -> None:
+        self.t = t = tables
+        self.linear = linear
+        self.memo: dict = {}
+        self.memo_prime: dict = {}
+        if linear:
+            self._linear_tables()
+        self.top_component = [t.component(x) for x in t.p_ge]
+
+    def _linear_tables(self) -> None:
+        """kappa(i); first_link[j]: smallest l with a gold arc between a_l and a_j; first_component_link."""
+        t = self.t
+        a, gold = t.a, t.gold
+        position = {w: i for i, w in enumerate(a)}
+        first = [len(a)] * len(a)
+        for i, w in enumerate(a):
+            h = position.get(gold[w])
+            if h is not None:
+                first[i] = min(first[i], h)
+                first[h] = min(first[h], i)
+        self.first_link = first
+        self.kappa = [first[i] if first[i] < i else i - 1 for i in range(len(a))]
+        component_first: dict[int, int] = {}  # the paper's lambda': component root -> smallest linked l
+        links = [(i, head) for i, head in enumerate(t.p) if head is not None]
+        links += [(position[gold[t.b[j]]], j) for j in range(1, len(t.b)) if gold[t.b[j]] in position]
+        for i, j in links:
+            r = t.root[j]
+            if i < component_first.get(r, len(a)):
+                component_first[r] = i
+        self.component_first = component_first
+
+    def total(self) -> int:
+        t = self.t
+        k = len(t.a) - 1
+        return t.M + self.score(k - 1, k, "N") + t.children[k]
+
+    def score(self, i: int, j: int, q: str) -> int:
+        if i < 0:
+            return 0
+        key = (i, j, q)
+        memo = self.memo
+        if key in memo:
+            return memo[key]
+        t = self.t
+        best = _NO
+        w = t.weight(i, j)
+        if w >= 0:
+            lost = t.c[i] is not None and q != "N" and t.c[i] == self.top_component[j]
+            best = t.children[i] - lost + w + self.score(i - 1, i, self._tau(i, j, q))
+        w = t.weight(j, i)
+        if w >= 0:
+            if not self.linear:
+                best = max(best, w + self.score(i - 1, j, q))
+            elif w == 1:
+                best = max(best, 1 + self.score(i - 1, j, q))
+            elif self.first_link[j] < i:
+                best = max(best, self.score(self.kappa[i], j, q))
+        if t.p[j] is not None and q != "C":
+            best = max(best, (q == "N") + self.score_prime(i, t.p[j]))
+        memo[key] = best
+        return best
+
+    def score_prime(self, i: int, j: int) -> int:
+        if i < 0:
+            return 0
+        key = (i, j)
+        memo = self.memo_prime
+        if key in memo:
+            return memo[key]
+        t = self.t
+        best = _NO
+        if i > 0:
+            head = t.p[i]
+            if head is not None and t.root[head] == t.root[j]:
+                best = 1 + self.score_prime(i - 1, head)
+            elif not self.linear:
+                best = self.score_prime(i - 1, j)
+            elif self.component_first.get(t.root[j], len(t.a)) < i:
+                best = self.score_prime(self.kappa[i], j)
+        best = max(best, t.children[i] + self.score(i - 1, i, self._tau_prime(i, j)))
+        memo[key] = best
+        return best
+
+    def _tau(self, i: int, j: int, q: str) -> str:
+        top = self.top_component
+        if q == "N" or top[i] != top[j]:
+            return "N"
+        return "F" if self.t.p_ge[i] != self.t.p_ge[j] else q
+
+    def _tau_prime(self, i: int, j: int) -> str:
+        if self.top_component[i] != self.t.root[j]:
+            return "N"
+        return "F" if self.t.p_ge[i] != j else "C"
+
+
+def critical_score(words: Sequence[int], top: int, gold: Sequence[int], no_left: frozenset[int] = frozenset(),
+                   no_right: frozenset[int] = frozenset(), linear: bool = True) -> int:
+    """σ over a stack ``words[:top+1]`` and *critical* buffer words ``words[top+1:]`` (§5 quadratic, §6 linear)."""
+    return _Table5(_Tables(words, top, gold, no_left, no_right), linear).total()
