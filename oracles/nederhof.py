@@ -56,7 +56,7 @@ from typing import Any, Hashable, Sequence
 from treetool.budget import UNLIMITED
 from treetool.trees import is_projective
 
-from .system import Action, Configuration, as_heads
+from .system import Action, Configuration, OracleUnavailable, as_heads
 
 __all__ = [
     "ALGORITHMS",
@@ -287,7 +287,7 @@ class NederhofOracle:
     """Scores and costs of SH, LA and RA in any arc-standard configuration, for one gold tree (module doc).
 
     ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
-    two need a projective gold tree (``ValueError`` otherwise). ``strategy``:
+    two need a projective gold tree (``OracleUnavailable``, a ``ValueError``, otherwise). ``strategy``:
     one of :data:`STRATEGIES`. ``budget`` (``treetool.budget.Budget``) bounds
     the cubic algorithm: ``check()`` raises ``SentenceTimeout`` when it is
     spent. Every call recomputes from the configuration, so any configuration
@@ -314,8 +314,8 @@ class NederhofOracle:
         if algorithm == "auto":
             algorithm = "linear" if self.projective else "cubic"
         if algorithm in PROJECTIVE_ONLY and not self.projective:
-            raise ValueError(f"the {algorithm} algorithm needs a projective gold tree (Nederhof 2019, §5-6); "
-                             "the cubic one takes any tree")
+            raise OracleUnavailable(f"the {algorithm} algorithm needs a projective gold tree (Nederhof 2019, "
+                                    "§5-6); the cubic one takes any tree")
         self.algorithm = algorithm
         self.strategy = strategy
         self.budget = budget

@@ -192,3 +192,70 @@ def test_budget_stops_the_cubic_algorithm():
 def test_random_tree_helper_is_not_always_projective():
     rng = random.Random(2)
     assert not all(bf_projective(random_tree(8, rng)) for _ in range(20))
+
+
+# --------------------------------------------------------------------------
+# treetool annotate
+# --------------------------------------------------------------------------
+
+NONPROJECTIVE = "".join(f"{w}\tw{w}\t_\t_\t_\t_\t{h}\tdep\t_\t_\n" for w, h in zip(range(1, 5), (3, 4, 0, 3))) + "\n"
+PROJECTIVE = "".join(f"{w}\tw{w}\t_\t_\t_\t_\t{h}\tdep\t_\t_\n" for w, h in zip(range(1, 4), (2, 0, 2))) + "\n"
+
+
+def _annotate(tmp_path, text, *args):
+    from conftest import run_cli
+
+    path = tmp_path / "in.conllu"
+    path.write_text(text)
+    return run_cli("annotate", path, "--system", "arc-standard", "--format", "tsv", *args)
+
+
+def test_cli_uses_nederhof_by_default_and_takes_algorithm_and_strategy(tmp_path):
+    text = PROJECTIVE + NONPROJECTIVE
+    default = _annotate(tmp_path, text, "--policy", "explore", "--error-rate", "0.5")
+    assert default.returncode == 0 and default.stdout.count(b"\n") > 10
+    for algorithm in ("cubic", "auto"):
+        assert _annotate(tmp_path, text, "--policy", "explore", "--error-rate", "0.5",
+                         "--algorithm", algorithm).stdout == default.stdout
+    exact = _annotate(tmp_path, text, "--policy", "explore", "--error-rate", "0.5", "--oracle", "exact")
+    assert exact.stdout == default.stdout
+    assert _annotate(tmp_path, text, "--strategy", "strict").returncode == 0
+
+
+def test_cli_projective_only_algorithm_on_a_non_projective_sentence_is_a_sentence_error(tmp_path):
+    failed = _annotate(tmp_path, PROJECTIVE + NONPROJECTIVE, "--algorithm", "linear")
+    assert failed.returncode == 2 and b"needs a projective gold tree" in failed.stderr
+    assert b"Traceback" not in failed.stderr
+    skipped = _annotate(tmp_path, PROJECTIVE + NONPROJECTIVE, "--algorithm", "quadratic", "--on-error", "skip")
+    assert skipped.returncode == 0
+    assert skipped.stdout == _annotate(tmp_path, PROJECTIVE, "--algorithm", "quadratic").stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--system", "arc-hybrid", "--strategy", "strict"], b"--strategy needs --system arc-standard"),
+    (["--system", "arc-eager", "--algorithm", "cubic"], b"--algorithm needs --system arc-standard"),
+    (["--system", "arc-standard", "--oracle", "exact", "--strategy", "strict"], b"--strategy needs"),
+    (["--system", "arc-hybrid", "--max-seconds", "3"], b"--max-seconds acts only"),
+    (["--system", "arc-standard", "--max-length", "3"], b"--max-length acts only"),
+])
+def test_cli_refuses_options_that_cannot_act(tmp_path, args, message):
+    from conftest import run_cli
+
+    path = tmp_path / "in.conllu"
+    path.write_text(PROJECTIVE)
+    result = run_cli("annotate", path, *args)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_cli_max_seconds_bounds_the_cubic_algorithm(tmp_path):
+    rng = random.Random(3)
+    heads = list(random_nonprojective(70, rng))
+    root = heads.index(0)
+    heads = [h if h or w == root else root for w, h in enumerate(heads)]  # one root child, as CoNLL-U wants
+    assert not bf_projective(heads)
+    text = "".join(f"{w}\tw{w}\t_\t_\t_\t_\t{heads[w]}\tdep\t_\t_\n" for w in range(1, 71)) + "\n"
+    result = _annotate(tmp_path, PROJECTIVE + text, "--max-seconds", "0.05")
+    assert result.returncode == 0 and b"1 sentence ran out of --max-seconds" in result.stderr
+    assert result.stdout == _annotate(tmp_path, PROJECTIVE).stdout
+    failed = _annotate(tmp_path, PROJECTIVE + text, "--max-seconds", "0.05", "--on-timeout", "fail")
+    assert failed.returncode == 2 and b"oracle:" in failed.stderr
