@@ -292,7 +292,9 @@ class NederhofOracle:
     the cubic algorithm: ``check()`` raises ``SentenceTimeout`` when it is
     spent. Every call recomputes from the configuration, so any configuration
     may be asked, in any order (§7: reusing values across steps is possible
-    but, as in the paper, not pursued).
+    but, as in the paper, not pursued). ``reduce_critical=False`` runs the
+    cubic algorithm on the whole buffer even for a projective gold tree (§4
+    exactly as published; benchmarks/nederhof.py's "cubic" curve).
     """
 
     def __init__(
@@ -303,6 +305,7 @@ class NederhofOracle:
         algorithm: str = "auto",
         strategy: str = "none",
         budget: Any = UNLIMITED,
+        reduce_critical: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
@@ -313,12 +316,15 @@ class NederhofOracle:
         self.projective = is_projective(self.gold)
         if algorithm == "auto":
             algorithm = "linear" if self.projective else "cubic"
+        if not reduce_critical and algorithm != "cubic":
+            raise ValueError("reduce_critical=False applies to the cubic algorithm only")
         if algorithm in PROJECTIVE_ONLY and not self.projective:
             raise OracleUnavailable(f"the {algorithm} algorithm needs a projective gold tree (Nederhof 2019, "
                                     "§5-6); the cubic one takes any tree")
         self.algorithm = algorithm
         self.strategy = strategy
         self.budget = budget
+        self.reduce_critical = reduce_critical
         self.leftmost = leftmost_descendants(self.gold) if self.projective else None
         n = len(self.gold) - 1
         labels = self.labels
@@ -354,7 +360,7 @@ class NederhofOracle:
 
     def _score(self, words: list[int], top: int, no_left: frozenset[int], no_right: frozenset[int]) -> int:
         """σ of the configuration with stack ``words[:top+1]`` and buffer ``words[top+1:]``."""
-        if not self.projective:
+        if not (self.projective and self.reduce_critical):
             return tabular_score(words, top, self.gold, no_left, no_right, self.budget)
         words, bonus = critical_reduction(words, top, self.gold, self.leftmost)
         if self.algorithm == "cubic":
