@@ -9,7 +9,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
+from oracles.annotate import (
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, takes_budget,
+)
+from oracles.nederhof import ALGORITHMS, STRATEGIES
 from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
@@ -29,14 +32,20 @@ STEP_FORMATS = ("jsonl", "tsv")
 Policy = choices("Policy", POLICIES)
 OracleKind = choices("OracleKind", ORACLE_KINDS)
 StepFormat = choices("StepFormat", STEP_FORMATS)
+Algorithm = choices("Algorithm", ALGORITHMS)
+Strategy = choices("Strategy", STRATEGIES)
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
     OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
              "needs --system nm-arc-eager and its dynamic oracle"),
-    OnlyWhen(("max_length", "max_seconds"), lambda v: v["exact"],
+    OnlyWhen(("algorithm", "strategy"), lambda v: v["system"] == "arc-standard" and not v["exact"],
+             "needs --system arc-standard and its dynamic oracle (Nederhof 2019)"),
+    OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
+    OnlyWhen(("max_seconds",), lambda v: v["exact"] or v["budgeted"],
+             "acts only with exact search or an oracle that takes a time budget (arc-standard's)"),
     OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
              "lift applies to projectivize only; annotate takes skip or fail"),
 )
@@ -58,6 +67,8 @@ def annotate_command(
     seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
     predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
+    algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
+    strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
     max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -89,17 +100,18 @@ def annotate_command(
       treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
+      treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
     """
     chosen = system_from_options(ctx)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=kind == "dynamic" and takes_budget(chosen))
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
     walk = functools.partial(
         _steps, chosen, labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
-        options={"prefer_monotonic": True} if prefer_monotonic else {})
+        options=_oracle_options(prefer_monotonic, algorithm, strategy))
     encode = _jsonl if output_format.value == "jsonl" else _tsv
     timed_out: list[str] = []
     with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
@@ -120,7 +132,7 @@ def annotate_command(
                     continue
                 except SentenceTimeout as err:
                     if on_timeout is not None and on_timeout.value == "fail":
-                        raise TreebankError(f"exact search: {err}", filename=sentence.filename, line=sentence.line,
+                        raise TreebankError(f"{'exact search' if kind == 'exact' else 'oracle'}: {err}", filename=sentence.filename, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.identifier(position))
                     continue
@@ -130,6 +142,16 @@ def annotate_command(
     if timed_out:
         error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
               f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
+
+
+def _oracle_options(prefer_monotonic: bool, algorithm: Any, strategy: Any) -> dict[str, Any]:
+    """The options given for the system's dynamic oracle (the RULES refuse them for any other)."""
+    options: dict[str, Any] = {"prefer_monotonic": True} if prefer_monotonic else {}
+    if algorithm is not None:
+        options["algorithm"] = algorithm.value
+    if strategy is not None:
+        options["strategy"] = strategy.value
+    return options
 
 
 def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
@@ -152,7 +174,8 @@ def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: 
                                  max_seconds=max_seconds, oracle_options=options)
     except OracleUnavailable as err:
         missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
-        message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"
+        limit = "--max-length raises the limit, " if kind == "exact" else ""
+        message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
         raise TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
                             raw=sentence.raw) from None
 

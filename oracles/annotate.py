@@ -34,6 +34,7 @@ Policies (Goldberg & Nivre 2012 §3-4, "training with exploration"):
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ __all__ = [
     "has_published_oracle",
     "make_oracle",
     "sentence_random",
+    "takes_budget",
     "walk",
 ]
 
@@ -111,16 +113,26 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
     raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search (a call that finds the
-    time spent raises ``treetool.budget.SentenceTimeout``). ``options`` go to a published
-    ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
+    ``max_seconds`` bounds the whole sentence's search, or the work of a
+    published oracle that takes a ``budget`` (arc-standard's: Nederhof's
+    cubic algorithm); a call that finds the time spent raises
+    ``treetool.budget.SentenceTimeout``. ``options`` go to a published
+    ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``; arc-standard:
+    ``algorithm``, ``strategy``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "dynamic" and has_published_oracle(system):
-        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     budget = None if max_seconds is None else Budget(max_seconds)
+    if kind == "dynamic" and has_published_oracle(system):
+        if budget is not None and takes_budget(system):
+            options = {**options, "budget": budget}
+        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
+
+
+def takes_budget(system: TransitionSystem) -> bool:
+    """True when the system's published dynamic oracle accepts a time ``budget``."""
+    return has_published_oracle(system) and "budget" in inspect.signature(system.dynamic_oracle).parameters
 
 
 # ---------------------------------------------------------------- policies

@@ -372,8 +372,8 @@ def test_prefer_monotonic_narrows_the_optimal_actions_to_cost_0_ones():
 
 
 def test_a_user_system_is_served_by_exact_search():
-    ours = run("annotate", EN, "--system", "arc-standard", "--policy", "explore", "--max-length", "9",
-               "--on-error", "skip")
+    ours = run("annotate", EN, "--system", "arc-standard", "--oracle", "exact", "--policy", "explore",
+               "--max-length", "9", "--on-error", "skip")
     theirs = run("annotate", EN, "--system", "example_system:MyArcStandard", "--policy", "explore",
                  "--max-length", "9", "--on-error", "skip")
     assert theirs.returncode == 0, theirs.stderr
