@@ -34,6 +34,7 @@ Policies (Goldberg & Nivre 2012 §3-4, "training with exploration"):
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ __all__ = [
     "annotate_sentence",
     "has_published_oracle",
     "make_oracle",
+    "oracle_takes_budget",
     "sentence_random",
 ]
 
@@ -91,8 +93,26 @@ Chooser = Callable[[Configuration, dict[Action, int], list[Action]], Action]
 
 
 def has_published_oracle(system: TransitionSystem) -> bool:
-    """True when ``system`` overrides the exact search with a dynamic oracle of its own."""
+    """True when ``system`` overrides the exact search with a dynamic oracle of its own.
+
+    A system whose options decide it (attardi: degree 2 only) says so with a
+    ``published_oracle`` attribute.
+    """
+    published = getattr(system, "published_oracle", None)
+    if published is not None:
+        return bool(published)
     return type(system).dynamic_oracle is not TransitionSystem.dynamic_oracle
+
+
+def oracle_takes_budget(system: TransitionSystem, kind: str = "dynamic") -> bool:
+    """True when the oracle ``make_oracle`` builds for ``kind`` is bounded by ``max_seconds``.
+
+    The exact search always is; a published oracle when its ``dynamic_oracle``
+    takes a ``budget`` (attardi degree 2).
+    """
+    if kind == "exact" or not has_published_oracle(system):
+        return True
+    return "budget" in inspect.signature(system.dynamic_oracle).parameters
 
 
 def make_oracle(
@@ -110,15 +130,18 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
     raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search (a call that finds the
+    ``max_seconds`` bounds the whole sentence's search, or the published
+    oracle's work when it takes a budget (:func:`oracle_takes_budget`) (a call that finds the
     time spent raises ``treetool.budget.SentenceTimeout``). ``options`` go to a published
     ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "dynamic" and has_published_oracle(system):
-        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     budget = None if max_seconds is None else Budget(max_seconds)
+    if kind == "dynamic" and has_published_oracle(system):
+        if budget is not None and oracle_takes_budget(system):
+            options = {**options, "budget": budget}
+        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
 
 
