@@ -16,14 +16,15 @@ which walks every tree of up to 5 words and a sample of 6.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 
 import pytest
 
-from conftest import shared_path
+from conftest import SAMPLE_DATA, run_cli, shared_path
 from oracle_trees import all_trees, bf_projective, random_nonprojective, word_labels
-from oracles import get_system
+from oracles import Configuration, get_system
 from oracles.annotate import Explore, annotate_sentence
 from oracles.dynamic import exploring_walk
 from oracles.search import ExactOracle
@@ -150,3 +151,25 @@ def test_a_budget_bounds_the_oracle():
     with pytest.raises(SentenceTimeout):
         SYSTEM.dynamic_oracle(heads, budget=Budget(0.2)).costs(SYSTEM.initial(40))
     assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("policy", [["--policy", "static"], ["--policy", "explore", "--error-rate", "0.3"],
+                                    ["--policy", "predicted", "--predicted", str(SAMPLE_DATA / "de_sample.conllu")]])
+def test_annotate_uses_it_with_every_policy(policy):
+    """Short sentences: every step's costs equal the exact ones; `--max-seconds` is accepted."""
+    path = SAMPLE_DATA / "de_sample.conllu"
+    result = run_cli("annotate", path, "--system", "attardi", "--degree", "2", "--labeled", "--max-seconds", "30",
+                     *policy)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    trees = {s.identifier(i): s for i, s in enumerate(read_treebank(str(path)), 1)}
+    checked = 0
+    for record in records:
+        sentence = trees[record["sent_id"]]
+        if sentence.n_words > 8:
+            continue
+        config = Configuration(tuple(record["stack"]), tuple(record["buffer"]), tuple(record["heads"]),
+                               tuple(record["labels"]))
+        assert record["costs"] == SYSTEM.exact_oracle(sentence.head_list, sentence.deprels).costs(config)
+        checked += 1
+    assert checked > 0 and len(records) == sum(2 * s.n_words for s in trees.values())
