@@ -303,8 +303,17 @@ class AttardiDegree2Oracle:
         self.loss = TabularLoss(gold_heads, gold_labels, budget)
         self.labels = None if gold_labels is None else list(gold_labels)
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
+        self._last: tuple[Configuration | None, dict[Action, int]] = (None, {})
 
     def costs(self, config: Configuration) -> dict[Action, int]:
+        """Every legal action -> its cost (a new dict; the last answer is kept for :meth:`optimal`)."""
+        last, answer = self._last
+        if last is not config:
+            answer = self._costs(config)
+            self._last = (config, answer)
+        return dict(answer)
+
+    def _costs(self, config: Configuration) -> dict[Action, int]:
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
@@ -354,4 +363,5 @@ class AttardiDegree2Oracle:
         self._future[key] = value
 
     def optimal(self, config: Configuration) -> list[Action]:
+        """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
         return [action for action, cost in self.costs(config).items() if cost == 0]
