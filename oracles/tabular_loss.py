@@ -182,21 +182,67 @@ class TabularLoss:
                          if built[w] != -1 and built[w] == gold[w] and labels[w] != self.labels[w])
         return wrong
 
-    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int]) -> dict[str, int]:
+    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int], bound: int = 1 << 29) -> dict[str, int]:
         """Smallest number of wrong future arcs, per first transition after c, over γ = stack + reduced buffer.
 
-        Algorithm 1 with tags (module doc). An empty dict: c is final.
+        Algorithm 1 with tags (module doc). An empty dict: c is final. ``bound``:
+        an upper bound on every first action's value (:meth:`greedy_future`);
+        stack-cell items above it cannot give a minimum and are dropped
+        (values only grow as items combine).
         """
         ell = len(stack)
         g = len(gamma)
         if g == 1:
             return {}
         self._gamma, self._ell = tuple(gamma), ell
+        self._bound = bound
         out: dict[str, int] = {}
         for (h2, h3, tag), v in self._stack_cell(0, g, {}).items():  # [$, $0] (line 13)
             if h2 == _BOTTOM and h3 == 0 and v < out.get(tag, 1 << 30):
                 out[tag] = v
         return out
+
+    def greedy_future(self, stack: Sequence[int], b0: int) -> int:
+        """Wrong arcs of one computation from (stack, b0..n): an upper bound on the future loss, O(n).
+
+        Reduce when a reduction builds a gold arc whose dependent has no gold
+        dependent left on the stack or buffer (Cohen et al. 2012's canonical
+        choice), else shift, else attach s0 to s1.
+        """
+        heads, n = self.heads, self.n
+        stack = list(stack)
+        pending = [0] * (n + 1)
+        for x in stack[1:]:
+            pending[heads[x]] += 1
+        for x in range(b0, n + 1):
+            pending[heads[x]] += 1
+        wrong = 0
+        while True:
+            top = len(stack) - 1
+            if top:
+                s0 = stack[top]
+                for pos in range(top - 1, max(top - 2, 0) - 1, -1):  # s1, s2: degree 2
+                    x = stack[pos]
+                    if heads[s0] == x and not pending[s0]:
+                        dep = stack.pop()
+                        break
+                    if heads[x] == s0 and not pending[x] and x:
+                        dep = stack.pop(pos)
+                        break
+                else:
+                    dep = None
+                if dep is not None:
+                    pending[heads[dep]] -= 1
+                    continue
+            if b0 <= n:
+                stack.append(b0)
+                b0 += 1
+                continue
+            if not top:
+                return wrong
+            dep = stack.pop()
+            wrong += heads[dep] != stack[-1]
+            pending[heads[dep]] -= 1
 
     def _stack_cell(self, i: int, j: int, memo: dict) -> dict[tuple[int, int, Any], int]:
         """T[i, j] for i < ℓ <= j: items ``(h2, h3, first action after c) -> loss``; h1 is γ[i-1]."""
@@ -205,7 +251,7 @@ class TabularLoss:
         if cell is not None:
             return cell
         self.budget.check()
-        gamma, ell = self._gamma, self._ell
+        gamma, ell, bound = self._gamma, self._ell, self._bound
         h1 = gamma[i - 1] if i else _BOTTOM
         cell = {}
         if i == ell - 1 and j == ell:
@@ -214,14 +260,14 @@ class TabularLoss:
             return cell
         if i + 1 < ell:  # split k = i + 1: shift γ[i] onto h1, then an item with γ[i] below
             for (h4, h5, tag), v in self._stack_cell(i + 1, j, memo).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, tag)
+                _reduce_tagged(cell, self.heads, h1, h4, h5, v, tag, bound)
         else:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
             for (h4, h5), v in self._buffer_cell(ell, j, gamma[i]).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, _SHIFT)
+                _reduce_tagged(cell, self.heads, h1, h4, h5, v, _SHIFT, bound)
         for k in range(max(i + 2, ell), j):
             for (h2, h3, tag), v1 in self._stack_cell(i, k, memo).items():
                 for (h4, h5), v2 in self._buffer_cell(k, j, h3).items():
-                    _reduce_tagged(cell, self.heads, h2, h4, h5, v1 + v2, tag)
+                    _reduce_tagged(cell, self.heads, h2, h4, h5, v1 + v2, tag, bound)
         memo[key] = cell
         return cell
 
@@ -250,27 +296,27 @@ class TabularLoss:
         return cell
 
 
-def _reduce_tagged(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int, tag: Any) -> None:
+def _reduce_tagged(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int, tag: Any, bound: int) -> None:
     """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one."""
     if h4:  # la: h5 -> h4 (the root is never a dependent)
         key = (h2, h5, tag or _LA)
         c = v + (heads[h4] != h5)
-        if c < cell.get(key, 1 << 30):
+        if c <= bound and c < cell.get(key, 1 << 30):
             cell[key] = c
     key = (h2, h4, tag or _RA)  # ra: h4 -> h5
     c = v + (heads[h5] != h4)
-    if c < cell.get(key, 1 << 30):
+    if c <= bound and c < cell.get(key, 1 << 30):
         cell[key] = c
     if h2 == _BOTTOM:  # nothing below h4 to reduce with
         return
     if h2:  # la2: h5 -> h2
         key = (h4, h5, tag or _LA2)
         c = v + (heads[h2] != h5)
-        if c < cell.get(key, 1 << 30):
+        if c <= bound and c < cell.get(key, 1 << 30):
             cell[key] = c
     key = (h2, h4, tag or _RA2)  # ra2: h2 -> h5
     c = v + (heads[h5] != h2)
-    if c < cell.get(key, 1 << 30):
+    if c <= bound and c < cell.get(key, 1 << 30):
         cell[key] = c
 
 
@@ -318,7 +364,7 @@ class AttardiDegree2Oracle:
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
         reduced = loss.reduced_buffer(stack, b0)
-        tagged = loss.first_action_losses(stack, list(stack) + reduced)
+        tagged = loss.first_action_losses(stack, list(stack) + reduced, self._bound(stack, b0))
         if not tagged:
             return {}
         best = min(tagged.values())
@@ -346,6 +392,21 @@ class AttardiDegree2Oracle:
                     after = self._future_of(after_stack, b0) + (gold[dep] != head)
                 out[kind if self.labels is None else f"{kind}({self.labels[dep]})"] = after - best
         return out
+
+    def _bound(self, stack: tuple[int, ...], b0: int) -> int:
+        """Upper bound on the future loss after any legal action (greedy completions, :meth:`TabularLoss.greedy_future`)."""
+        loss = self.loss
+        gold = loss.heads
+        bounds = [loss.greedy_future(stack + (b0,), b0 + 1)] if b0 <= loss.n else []
+        top = len(stack) - 1
+        for k in (1, 2):
+            if top < k:
+                break
+            below = stack[-1 - k]
+            if below:
+                bounds.append((gold[below] != stack[-1]) + loss.greedy_future(stack[:-1 - k] + stack[-k:], b0))
+            bounds.append((gold[stack[-1]] != below) + loss.greedy_future(stack[:-1], b0))
+        return max(bounds) if bounds else 0
 
     def _future_of(self, stack: tuple[int, ...], b0: int) -> int:
         key = (stack, b0)
