@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, takes_budget,
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, oracle_takes_budget,
 )
 from oracles.nederhof import ALGORITHMS, STRATEGIES
 from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
@@ -44,8 +44,8 @@ RULES = (
              "needs --system arc-standard and its dynamic oracle (Nederhof 2019)"),
     OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
-    OnlyWhen(("max_seconds",), lambda v: v["exact"] or v["budgeted"],
-             "acts only with exact search or an oracle that takes a time budget (arc-standard's)"),
+    OnlyWhen(("max_seconds",), lambda v: v["budgeted"],
+             "acts only with exact search or an oracle that takes a time budget (arc-standard's cubic algorithm, attardi --degree 2)"),
     OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
              "lift applies to projectivize only; annotate takes skip or fail"),
 )
@@ -105,7 +105,7 @@ def annotate_command(
     chosen = system_from_options(ctx)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=kind == "dynamic" and takes_budget(chosen))
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=oracle_takes_budget(chosen, kind))
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
@@ -132,7 +132,8 @@ def annotate_command(
                     continue
                 except SentenceTimeout as err:
                     if on_timeout is not None and on_timeout.value == "fail":
-                        raise TreebankError(f"{'exact search' if kind == 'exact' else 'oracle'}: {err}", filename=sentence.filename, line=sentence.line,
+                        what = "exact search" if kind == "exact" else "oracle"
+                        raise TreebankError(f"{what}: {err}", filename=sentence.filename, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.identifier(position))
                     continue

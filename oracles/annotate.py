@@ -56,8 +56,8 @@ __all__ = [
     "annotate_sentence",
     "has_published_oracle",
     "make_oracle",
+    "oracle_takes_budget",
     "sentence_random",
-    "takes_budget",
     "walk",
 ]
 
@@ -94,8 +94,26 @@ Chooser = Callable[[Configuration, dict[Action, int], list[Action]], Action]
 
 
 def has_published_oracle(system: TransitionSystem) -> bool:
-    """True when ``system`` overrides the exact search with a dynamic oracle of its own."""
+    """True when ``system`` overrides the exact search with a dynamic oracle of its own.
+
+    A system whose options decide it (attardi: degree 2 only) says so with a
+    ``published_oracle`` attribute.
+    """
+    published = getattr(system, "published_oracle", None)
+    if published is not None:
+        return bool(published)
     return type(system).dynamic_oracle is not TransitionSystem.dynamic_oracle
+
+
+def oracle_takes_budget(system: TransitionSystem, kind: str = "dynamic") -> bool:
+    """True when the oracle ``make_oracle`` builds for ``kind`` is bounded by ``max_seconds``.
+
+    The exact search always is; a published oracle when its ``dynamic_oracle``
+    takes a ``budget`` (arc-standard: the cubic algorithm; attardi degree 2).
+    """
+    if kind == "exact" or not has_published_oracle(system):
+        return True
+    return "budget" in inspect.signature(system.dynamic_oracle).parameters
 
 
 def make_oracle(
@@ -113,26 +131,21 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
     raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search, or the work of a
-    published oracle that takes a ``budget`` (arc-standard's: Nederhof's
-    cubic algorithm); a call that finds the time spent raises
-    ``treetool.budget.SentenceTimeout``. ``options`` go to a published
-    ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``; arc-standard:
-    ``algorithm``, ``strategy``).
+    ``max_seconds`` bounds the whole sentence's search, or the published
+    oracle's work when it takes a budget (:func:`oracle_takes_budget`:
+    arc-standard's cubic algorithm, attardi degree 2); a call that finds the
+    time spent raises ``treetool.budget.SentenceTimeout``. ``options`` go to a
+    published ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``;
+    arc-standard: ``algorithm``, ``strategy``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
     budget = None if max_seconds is None else Budget(max_seconds)
     if kind == "dynamic" and has_published_oracle(system):
-        if budget is not None and takes_budget(system):
+        if budget is not None and oracle_takes_budget(system):
             options = {**options, "budget": budget}
         return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
-
-
-def takes_budget(system: TransitionSystem) -> bool:
-    """True when the system's published dynamic oracle accepts a time ``budget``."""
-    return has_published_oracle(system) and "budget" in inspect.signature(system.dynamic_oracle).parameters
 
 
 # ---------------------------------------------------------------- policies

@@ -32,6 +32,11 @@ class ArcStandard(Attardi):
     def options(self) -> dict[str, int]:
         return {}
 
+    @property
+    def published_oracle(self) -> bool:
+        """Nederhof (2019), unlike Attardi's degree 1 seen as the generic bottom-up system."""
+        return True
+
     def dynamic_oracle(
         self,
         gold_heads: Sequence[int],
