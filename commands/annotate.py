@@ -45,7 +45,7 @@ RULES = (
     OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("max_seconds",), lambda v: v["budgeted"],
-             "acts only with exact search or an oracle that takes a time budget (arc-standard's cubic algorithm, attardi --degree 2)"),
+             "acts only with exact search or an oracle that takes a budget (arc-standard's cubic algorithm, attardi --degree 2)"),
     OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
              "lift applies to projectivize only; annotate takes skip or fail"),
 )

@@ -174,6 +174,7 @@ class Swap(ArcStandard):
 
     name = "swap"
     dynamic_oracle = TransitionSystem.dynamic_oracle  # arc-standard's (Nederhof) does not know SW: exact search
+    published_oracle = False
     bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
 
     def __init__(self, order: str = "eager") -> None:
