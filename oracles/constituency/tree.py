@@ -1,0 +1,104 @@
+"""Gold constituency trees as the transition systems see them (papers/001 §2).
+
+Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
+
+* Words are numbered from 0; a span is end-exclusive: the word ``i`` is
+  ``(i, i+1)`` and the tree of Figure 1 of papers/001 has ``(S, 0, 6)``.
+* Preterminals (POS tags) are not constituents: the systems shift words, and
+  a gold tree records only phrasal nodes. The top bracket of the tree is the
+  root constituent (the outer unlabelled bracket / ROOT wrapper must be
+  removed first, as ``treetool filter --remove-wrapper`` does).
+* A constituent is ``(label, start, end)``; a tree's constituents form a
+  multiset (a unary ``(NP (NP ...))`` gives the same span twice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+from nltk import Tree
+
+__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "preorder", "postorder", "is_preterminal"]
+
+Span = tuple[str, int, int]
+"""A labelled span ``(label, start, end)``, end exclusive."""
+
+
+class GoldTreeError(ValueError):
+    """A bracketed tree that is not a constituency tree over words (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints)."""
+
+    label: str
+    start: int
+    end: int
+    children: tuple[Union["Node", int], ...]
+
+    @property
+    def span(self) -> Span:
+        return (self.label, self.start, self.end)
+
+
+def is_preterminal(tree: Tree) -> bool:
+    """A bracket whose only child is a word (``(NN board)``)."""
+    return len(tree) == 1 and not isinstance(tree[0], Tree)
+
+
+def from_nltk(tree: Tree) -> Node:
+    """The gold tree of a cleaned PTB tree: phrasal nodes become :class:`Node`, preterminals word indices.
+
+    Raises :class:`GoldTreeError` for a tree that is a single preterminal
+    (no constituent for the root), a bracket holding several words or
+    words beside brackets (``(NP the (NN cat))``).
+    """
+    if is_preterminal(tree):
+        raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
+    counter = [0]
+    return _convert(tree, counter)
+
+
+def _convert(tree: Tree, counter: list[int]) -> Node:
+    start = counter[0]
+    children: list[Node | int] = []
+    for child in tree:
+        if not isinstance(child, Tree):
+            raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: every word needs a POS tag")
+        if is_preterminal(child):
+            children.append(counter[0])
+            counter[0] += 1
+        elif all(isinstance(c, Tree) for c in child):
+            children.append(_convert(child, counter))
+        else:
+            raise GoldTreeError(f"bracket ({child.label()} ...) mixes words and brackets or holds several words")
+    return Node(str(tree.label()), start, counter[0], tuple(children))
+
+
+def preorder(node: Node) -> Iterator[Node]:
+    """The constituents top-down, left to right (the order top-down opens them)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in reversed(current.children) if isinstance(c, Node))
+
+
+def postorder(node: Node) -> list[Span]:
+    """The spans in the order both systems complete them (children before parents).
+
+    Both systems build a tree's constituents in this order, so a ``built``
+    sequence equal to it means exactly this tree was built.
+    """
+    out: list[Span] = []
+
+    def visit(current: Node) -> None:
+        for child in current.children:
+            if isinstance(child, Node):
+                visit(child)
+        out.append(current.span)
+
+    visit(node)
+    return out
