@@ -152,7 +152,7 @@ def _bracket(t) -> str:
     return f"({t[0]} {' '.join(_bracket(c) for c in t[1:])})"
 
 
-@pytest.mark.parametrize("n,labels", [(1, ["A", "B"]), (2, ["A", "B"]), (3, ["A"])])
+@pytest.mark.parametrize("n,labels", [(1, ["A", "B"]), (2, ["A"]), (3, ["A"])])
 def test_in_order_reachable_trees_are_the_stated_ones(n: int, labels: list[str]) -> None:
     every = _trees(0, n, labels, 5, top=True)
     expected = {_spans(t) for t in every if _in_order_ok(t, n)}
@@ -190,8 +190,8 @@ def _random_tree(rng: random.Random, n: int, labels: str, chain_p: float) -> str
 def test_static_oracle_succeeds_iff_derivable(system) -> None:
     rng = random.Random(12)
     seen = {True: 0, False: 0}
-    for _ in range(300):
-        node = gold(_random_tree(rng, rng.randint(1, 5), "AB", 0.5))
+    for _ in range(150):
+        node = gold(_random_tree(rng, rng.randint(1, 4), "AB", 0.5))
         ok = derivable(system, node)
         assert (system.static_oracle(node) is not None) == ok
         seen[ok] += 1

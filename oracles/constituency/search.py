@@ -113,30 +113,49 @@ def min_loss(
     gold: Node,
     labels: Iterable[str] | None = None,
     max_states: int | None = 1_000_000,
-    memo: dict[Configuration, float] | None = None,
+    memo: dict | None = None,
 ) -> float:
     """The smallest Hamming loss of a final configuration reachable from ``config`` (inf if none).
 
     ``labels`` (default: the gold labels) are the non-terminals tried;
     ``memo`` may be shared between calls for the same gold tree and labels.
+    The loss splits into the wrong constituents built so far plus a part
+    that depends only on the stack, buffer, flag and the gold constituents
+    not matched yet (a built span matches an unmatched gold copy, else it
+    is wrong; unmatched gold at the end is missed): that part is memoised.
     """
     labels = gold_labels(gold) if labels is None else list(labels)
-    spans = postorder(gold)
+    unmatched = Counter(postorder(gold))
+    wrong = 0
+    for span in config.built:
+        if unmatched[span] > 0:
+            unmatched[span] -= 1
+        else:
+            wrong += 1
     memo = {} if memo is None else memo
     counter = _Counter(max_states)
 
-    def loss(current: Configuration) -> float:
-        known = memo.get(current)
+    def future(current: Configuration, left: tuple[Span, ...]) -> float:
+        key = (current.stack, current.buffer, current.finished, left)
+        known = memo.get(key)
         if known is not None:
             return known
         counter.tick()
-        best = hamming(current.built, spans) if system.is_final(current) else float("inf")
+        best = float(len(left)) if system.is_final(current) else float("inf")
         for _, nxt in successors(system, current, labels):
-            best = min(best, loss(nxt))
-        memo[current] = best
+            extra, rest = 0, left
+            if len(nxt.built) > len(current.built):
+                span = nxt.built[-1]
+                if span in left:
+                    i = left.index(span)
+                    rest = left[:i] + left[i + 1 :]
+                else:
+                    extra = 1
+            best = min(best, extra + future(nxt, rest))
+        memo[key] = best
         return best
 
-    return loss(config)
+    return wrong + future(config, tuple(sorted(unmatched.elements())))
 
 
 def exact_costs(
@@ -148,7 +167,7 @@ def exact_costs(
 ) -> dict[str, float]:
     """``{action: min_loss(apply(config, action)) - min_loss(config)}`` for every legal action."""
     labels = gold_labels(gold) if labels is None else list(labels)
-    memo: dict[Configuration, float] = {}
+    memo: dict = {}
     here = min_loss(system, config, gold, labels, max_states, memo)
     return {
         action: min_loss(system, nxt, gold, labels, max_states, memo) - here
