@@ -8,11 +8,13 @@ The command-line part of :mod:`oracles.constituency` and
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
-from oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError, from_nltk
+from oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
+from oracles.constituency.tree import gold_and_tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record
@@ -78,49 +80,44 @@ def _trees(paths: list[str], clean: bool, on_error: Any) -> Iterator[tuple[str, 
             yield path, line, tree
 
 
-def write_constituency_oracle(
-    run: Run, paths: list[str], vocab_paths: list[str], output: str, on_error: Any, on_unparsable: str,
-    track: Callable[[Iterator[Any], str], Iterator[Any]] | None = None,
-) -> dict[str, int]:
-    """Write the oracle of every tree; return the counts (trees, words, derived, unparsable)."""
-    from treetool.formats.ptb import tree_to_line
+@dataclass
+class Tree:
+    """One input tree ready to write: where it is, its line, tokens and actions (``None``: not derivable)."""
 
-    vocabulary = read_vocabulary(vocab_paths, run.clean, run.lang, on_error) if run.format != "jsonl" else None
-    kind, final, comment = SPELLINGS[run.spelling] if run.system.name == "in-order" else ("NT", None, "# ")
+    position: int
+    path: str
+    line: int
+    text: str
+    tags: list[str]
+    words: list[str]
+    actions: list[str] | None
+    reason: str | None
+
+
+def write_constituency_oracle(
+    run: Run, paths: list[str], vocab_paths: list[str] | None, output: str, on_error: Any, on_unparsable: str,
+) -> dict[str, int]:
+    """Write the oracle of every tree; return the counts (trees, words, derived, unparsable).
+
+    The vocabulary is read first from ``vocab_paths``; when it is the input
+    itself (``None``), the input is read once: the records go to a temporary
+    file without their unknown-word line while the words are counted, and
+    are copied to the output with it (constant memory, one parse).
+    """
     counts = dict(trees=0, words=0, derived=0, unparsable=0)
     out = AtomicOutput(output)
     ok = False
     try:
-        for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error), 1):
-            counts["trees"] += 1
-            tree_line = tree_to_line(tree)
-            tags_words = tree.pos()
-            counts["words"] += len(tags_words)
-            actions, reason = _actions(run.system, tree)
-            if actions is None:
-                counts["unparsable"] += 1
-                if on_unparsable == "fail":
-                    raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=path,
-                                        line=line, raw=tree_line + "\n")
-                if run.format == "jsonl":
-                    out.write(_json(position, path, line, len(tags_words), run, None, reason))
-                continue
-            counts["derived"] += 1
-            if run.format == "jsonl":
-                out.write(_json(position, path, line, len(tags_words), run, actions, None))
-                continue
-            if kind != "PJ" or final != "TERM":
-                actions = _respell(actions, kind, final)
-            tags = [tag for _, tag in tags_words]
-            if comment == "# " and tags[0].startswith("#"):
-                on_error(TreebankError(
-                    f"the POS line would start with '{tags[0]}', which the {run.format} loaders skip as a "
-                    "comment ('#' lines); use --system in-order --spelling nt-term ('!# ' comments) or retag",
-                    filename=path, line=line, raw=tree_line + "\n"))
-                continue
-            words = [word for word, _ in tags_words]
-            record = oracle_record(tree_line, tags, words, vocabulary, actions, comment)
-            out.write(record.encode("utf-8", "surrogateescape"))
+        trees = _derivations(run, paths, on_error, on_unparsable, counts)
+        if run.format == "jsonl":
+            for tree in trees:
+                out.write(_json(tree, run))
+        elif vocab_paths is not None:
+            vocabulary = read_vocabulary(vocab_paths, run.clean, run.lang, on_error)
+            for tree in _written(trees, run, on_error):
+                out.write(_record(tree, run, vocabulary).encode("utf-8", "surrogateescape"))
+        else:
+            _write_with_own_vocabulary(_written(trees, run, on_error), run, out)
         ok = True
     finally:
         if ok:
@@ -133,15 +130,74 @@ def write_constituency_oracle(
     return counts
 
 
-def _actions(system: ConstituencySystem, tree: Any) -> tuple[list[str] | None, str | None]:
-    try:
-        gold = from_nltk(tree)
-    except GoldTreeError as err:
-        return None, str(err)
-    actions = system.static_oracle(gold)
-    if actions is None:
-        return None, "beyond the system's limits (see the system's rules in the README)"
-    return actions, None
+def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
+                 counts: dict[str, int]) -> Iterator[Tree]:
+    """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
+    from treetool.formats.ptb import tree_to_line
+
+    for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error), 1):
+        text = tree_to_line(tree)
+        try:
+            gold, tags, words = gold_and_tokens(tree)
+        except GoldTreeError as err:
+            gold, reason = None, str(err)
+            tags, words = [t for _, t in tree.pos()], tree.leaves()
+        actions = None if gold is None else run.system.static_oracle(gold)
+        if gold is not None and actions is None:
+            reason = "beyond the system's limits (see the system's rules in the README)"
+        counts["trees"] += 1
+        counts["words"] += len(words)
+        counts["derived" if actions is not None else "unparsable"] += 1
+        if actions is None and on_unparsable == "fail":
+            raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=path, line=line,
+                                raw=text + "\n")
+        yield Tree(position, path, line, text, tags, words, actions, None if actions is not None else reason)
+
+
+def _written(trees: Iterator[Tree], run: Run, on_error: Any) -> Iterator[Tree]:
+    """The trees an oracle file can hold: derivable, and not read as a comment by the parsers' loaders."""
+    comment = _spelling(run)[2]
+    for tree in trees:
+        if tree.actions is None:
+            continue
+        if comment == "# " and tree.tags[0].startswith("#"):
+            on_error(TreebankError(
+                f"the POS line would start with '{tree.tags[0]}', which the {run.format} loaders skip as a "
+                "comment ('#' lines); use --system in-order --spelling nt-term ('!# ' comments) or retag",
+                filename=tree.path, line=tree.line, raw=tree.text + "\n"))
+            continue
+        yield tree
+
+
+def _spelling(run: Run) -> tuple[str, str | None, str]:
+    return SPELLINGS[run.spelling] if run.system.name == "in-order" else ("NT", None, "# ")
+
+
+def _record(tree: Tree, run: Run, vocabulary: Vocabulary | None) -> str:
+    """The tree's block in the oracle file (without the unknown-word line when ``vocabulary`` is None)."""
+    kind, final, comment = _spelling(run)
+    actions = tree.actions if kind == "PJ" or final is None else _respell(tree.actions, kind, final)
+    return oracle_record(tree.text, tree.tags, tree.words, vocabulary, actions, comment)
+
+
+def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutput) -> None:
+    """Records to a temporary file while counting words, then to ``out`` with the unknown-word lines."""
+    words: Counter[str] = Counter()
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as spool:
+        for tree in trees:
+            words.update(tree.words)
+            spool.write(_record(tree, run, None))
+        spool.seek(0)
+        vocabulary = Vocabulary(words, run.lang)
+        write = out.write
+        block: list[str] = []
+        for line in spool:
+            block.append(line)
+            if len(block) == 4:
+                block.append(" ".join([vocabulary.classify(w) for w in block[2].split()]) + "\n")
+            elif line == "\n":
+                write("".join(block).encode("utf-8", "surrogateescape"))
+                block = []
 
 
 def _respell(actions: list[str], kind: str, final: str) -> list[str]:
@@ -151,10 +207,9 @@ def _respell(actions: list[str], kind: str, final: str) -> list[str]:
     return out
 
 
-def _json(position: int, path: str, line: int, n: int, run: Run, actions: list[str] | None,
-          reason: str | None) -> bytes:
-    record: dict[str, Any] = {"sent_id": str(position), "file": path, "line": line, "n": n,
-                              "system": run.system.name, "actions": actions}
-    if reason is not None:
-        record["reason"] = reason
+def _json(tree: Tree, run: Run) -> bytes:
+    record: dict[str, Any] = {"sent_id": str(tree.position), "file": tree.path, "line": tree.line,
+                              "n": len(tree.words), "system": run.system.name, "actions": tree.actions}
+    if tree.reason is not None:
+        record["reason"] = tree.reason
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")

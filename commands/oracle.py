@@ -157,7 +157,7 @@ def oracle_command(
         fmt = check_format(system, getattr(output_format, "value", None))
         run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value)
         with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
-            counts = write_constituency_oracle(run, list(files), list(vocab or files), output, policy, on_unparsable.value)
+            counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
             report_out.write({"total": counts})
         return
     if output_format is None:

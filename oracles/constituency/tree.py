@@ -14,12 +14,11 @@ Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Union
+from typing import Iterator, NamedTuple, Union
 
 from nltk import Tree
 
-__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "preorder", "postorder", "is_preterminal"]
+__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "preorder", "postorder", "is_preterminal"]
 
 Span = tuple[str, int, int]
 """A labelled span ``(label, start, end)``, end exclusive."""
@@ -29,9 +28,12 @@ class GoldTreeError(ValueError):
     """A bracketed tree that is not a constituency tree over words (the message says why)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints)."""
+class Node(NamedTuple):
+    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints).
+
+    A named tuple rather than a dataclass: trees are built at the speed of
+    reading (tens of thousands per second).
+    """
 
     label: str
     start: int
@@ -55,26 +57,33 @@ def from_nltk(tree: Tree) -> Node:
     (no constituent for the root), a bracket holding several words or
     words beside brackets (``(NP the (NN cat))``).
     """
+    return gold_and_tokens(tree)[0]
+
+
+def gold_and_tokens(tree: Tree) -> tuple[Node, list[str], list[str]]:
+    """:func:`from_nltk` plus the POS tags and the words, in one walk."""
     if is_preterminal(tree):
         raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
-    counter = [0]
-    return _convert(tree, counter)
+    tags: list[str] = []
+    words: list[str] = []
+    return _convert(tree, tags, words), tags, words
 
 
-def _convert(tree: Tree, counter: list[int]) -> Node:
-    start = counter[0]
+def _convert(tree: Tree, tags: list[str], words: list[str]) -> Node:
+    start = len(words)
     children: list[Node | int] = []
     for child in tree:
-        if not isinstance(child, Tree):
+        if type(child) is str:
             raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: every word needs a POS tag")
-        if is_preterminal(child):
-            children.append(counter[0])
-            counter[0] += 1
-        elif all(isinstance(c, Tree) for c in child):
-            children.append(_convert(child, counter))
+        if len(child) == 1 and type(child[0]) is str:  # a preterminal
+            children.append(len(words))
+            tags.append(child.label())
+            words.append(child[0])
+        elif all(type(c) is not str for c in child):
+            children.append(_convert(child, tags, words))
         else:
             raise GoldTreeError(f"bracket ({child.label()} ...) mixes words and brackets or holds several words")
-    return Node(str(tree.label()), start, counter[0], tuple(children))
+    return Node(tree.label(), start, len(words), tuple(children))
 
 
 def preorder(node: Node) -> Iterator[Node]:
