@@ -79,10 +79,8 @@ def _convert(tree: Tree, tags: list[str], words: list[str]) -> Node:
             children.append(len(words))
             tags.append(child.label())
             words.append(child[0])
-        elif all(type(c) is not str for c in child):
+        else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
             children.append(_convert(child, tags, words))
-        else:
-            raise GoldTreeError(f"bracket ({child.label()} ...) mixes words and brackets or holds several words")
     return Node(tree.label(), start, len(words), tuple(children))
 
 
