@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
-from oracles.constituency.tree import gold_and_tokens
+from oracles.constituency.tree import gold_and_tokens, tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record
@@ -61,16 +61,18 @@ def check_format(system_name: str, fmt: str | None) -> str:
     return fmt
 
 
-def _ptb_options(clean: bool) -> dict[str, bool]:
-    return dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean)
+def _ptb_options(clean: bool) -> dict[str, Any]:
+    from treetool.formats.ptb import Bracket  # light nodes: no nltk needed here
+
+    return dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket)
 
 
 def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> Vocabulary:
     """The known words of the vocabulary (training) files, cleaned like the input."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for tree in read_treebank(path, "ptb", on_error=on_error, **_ptb_options(clean)):
-            counts.update(tree.leaves())
+        for _, tree in read_treebank(path, "ptb", on_error=on_error, ptb_lines=True, **_ptb_options(clean)):
+            counts.update(tokens(tree)[1])
     return Vocabulary(counts, lang)
 
 
@@ -141,7 +143,7 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
             gold, tags, words = gold_and_tokens(tree)
         except GoldTreeError as err:
             gold, reason = None, str(err)
-            tags, words = [t for _, t in tree.pos()], tree.leaves()
+            tags, words = tokens(tree)
         actions = None if gold is None else run.system.static_oracle(gold)
         if gold is not None and actions is None:
             reason = "beyond the system's limits (see the system's rules in the README)"

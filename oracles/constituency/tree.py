@@ -14,11 +14,12 @@ Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Union
 
-from nltk import Tree
+if TYPE_CHECKING:
+    from nltk import Tree
 
-__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "preorder", "postorder", "is_preterminal"]
+__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder", "postorder", "is_preterminal"]
 
 Span = tuple[str, int, int]
 """A labelled span ``(label, start, end)``, end exclusive."""
@@ -45,13 +46,31 @@ class Node(NamedTuple):
         return (self.label, self.start, self.end)
 
 
-def is_preterminal(tree: Tree) -> bool:
+def is_preterminal(tree: Any) -> bool:
     """A bracket whose only child is a word (``(NN board)``)."""
-    return len(tree) == 1 and not isinstance(tree[0], Tree)
+    return len(tree) == 1 and isinstance(tree[0], str)
 
 
-def from_nltk(tree: Tree) -> Node:
+def tokens(tree: Any) -> tuple[list[str], list[str]]:
+    """The POS tags and the words of any bracketed tree (``nltk.Tree`` or ``ptb.Bracket``)."""
+    tags: list[str] = []
+    words: list[str] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if is_preterminal(node):
+            tags.append(node.label())
+            words.append(node[0])
+        else:
+            todo.extend(c for c in reversed(node) if not isinstance(c, str))
+            words.extend(c for c in node if isinstance(c, str))  # bare words, in malformed trees only
+    return tags, words
+
+
+def from_nltk(tree: "Tree") -> Node:
     """The gold tree of a cleaned PTB tree: phrasal nodes become :class:`Node`, preterminals word indices.
+
+    ``tree`` is an ``nltk.Tree`` or a ``treetool.formats.ptb.Bracket``.
 
     Raises :class:`GoldTreeError` for a tree that is a single preterminal
     (no constituent for the root), a bracket holding several words or
@@ -60,7 +79,7 @@ def from_nltk(tree: Tree) -> Node:
     return gold_and_tokens(tree)[0]
 
 
-def gold_and_tokens(tree: Tree) -> tuple[Node, list[str], list[str]]:
+def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
     """:func:`from_nltk` plus the POS tags and the words, in one walk."""
     if is_preterminal(tree):
         raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
@@ -69,7 +88,7 @@ def gold_and_tokens(tree: Tree) -> tuple[Node, list[str], list[str]]:
     return _convert(tree, tags, words), tags, words
 
 
-def _convert(tree: Tree, tags: list[str], words: list[str]) -> Node:
+def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
     start = len(words)
     children: list[Node | int] = []
     for child in tree:
