@@ -175,38 +175,41 @@ def _spelling(run: Run) -> tuple[str, str | None, str]:
     return SPELLINGS[run.spelling] if run.system.name == "in-order" else ("NT", None, "# ")
 
 
-def _record(tree: Tree, run: Run, vocabulary: Vocabulary | None) -> str:
-    """The tree's block in the oracle file (without the unknown-word line when ``vocabulary`` is None)."""
-    kind, final, comment = _spelling(run)
-    actions = tree.actions if kind == "PJ" or final is None else _respell(tree.actions, kind, final)
-    return oracle_record(tree.text, tree.tags, tree.words, vocabulary, actions, comment)
+def _record(tree: Tree, run: Run, vocabulary: Vocabulary) -> str:
+    """The tree's block in the oracle file."""
+    return oracle_record(tree.text, tree.tags, tree.words, vocabulary, _spelled(tree, run), _spelling(run)[2])
+
+
+def _spelled(tree: Tree, run: Run) -> list[str]:
+    """The actions in the ``--spelling`` asked for (the systems spell PJ(X) ... TERM)."""
+    kind, final, _ = _spelling(run)
+    if kind == "PJ" or final is None:
+        return tree.actions
+    out = [f"{kind}{a[2:]}" if a.startswith("PJ(") else a for a in tree.actions]
+    out[-1] = final  # TERM
+    return out
 
 
 def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutput) -> None:
-    """Records to a temporary file while counting words, then to ``out`` with the unknown-word lines."""
+    """Trees to a temporary file while counting words, then to ``out`` with the unknown-word lines.
+
+    The temporary file holds one line per tree, its fields separated by
+    tabs (no field can hold a tab or a newline: PTB tokens are split on
+    whitespace), the actions separated by spaces.
+    """
     words: Counter[str] = Counter()
+    comment = _spelling(run)[2]
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as spool:
         for tree in trees:
             words.update(tree.words)
-            spool.write(_record(tree, run, None))
+            actions = " ".join(_spelled(tree, run))
+            spool.write(f"{tree.text}\t{' '.join(tree.tags)}\t{' '.join(tree.words)}\t{actions}\n")
         spool.seek(0)
         vocabulary = Vocabulary(words, run.lang)
-        write = out.write
-        block: list[str] = []
         for line in spool:
-            block.append(line)
-            if len(block) == 4:
-                block.append(" ".join([vocabulary.classify(w) for w in block[2].split()]) + "\n")
-            elif line == "\n":
-                write("".join(block).encode("utf-8", "surrogateescape"))
-                block = []
-
-
-def _respell(actions: list[str], kind: str, final: str) -> list[str]:
-    out = [f"{kind}{a[2:]}" if a.startswith("PJ(") else a for a in actions]
-    if out and out[-1] == "TERM":
-        out[-1] = final
-    return out
+            text, tags, sentence, actions = line[:-1].split("\t")
+            record = oracle_record(text, tags.split(" "), sentence.split(" "), vocabulary, actions.split(" "), comment)
+            out.write(record.encode("utf-8", "surrogateescape"))
 
 
 def _json(tree: Tree, run: Run) -> bytes:

@@ -101,10 +101,10 @@ def unknown_class(word: str, known: Iterable[str] | frozenset[str], lang: str = 
     return result
 
 
-def oracle_record(tree_line: str, tags: list[str], words: list[str], vocabulary: Vocabulary | None,
+def oracle_record(tree_line: str, tags: list[str], words: list[str], vocabulary: Vocabulary,
                   actions: list[str], comment: str = "# ") -> str:
-    """One tree's block, ending with the blank line (without the unknown-word line when ``vocabulary`` is None)."""
+    """One tree's block, ending with the blank line."""
     text = " ".join(words)
-    classes = "" if vocabulary is None else " ".join([vocabulary.classify(w) for w in words]) + "\n"
+    classes = " ".join([vocabulary.classify(w) for w in words])
     return "".join((comment, tree_line, "\n", " ".join(tags), "\n", text, "\n", ascii_lower(text), "\n",
-                    classes, "\n".join(actions), "\n\n"))
+                    classes, "\n", "\n".join(actions), "\n\n"))

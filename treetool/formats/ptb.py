@@ -432,14 +432,15 @@ def tree_to_line(tree: Tree | str) -> str:
 
 
 def _flat(tree: Tree, parts: list[str]) -> None:
-    parts.append("(")
-    parts.append(str(tree.label()))
+    parts.append(f"({tree.label()}")
     for child in tree:
-        parts.append(" ")
-        if not isinstance(child, str):
-            _flat(child, parts)
+        if isinstance(child, str):
+            parts.append(f" {child}")
+        elif len(child) == 1 and isinstance(child[0], str):  # a preterminal, the commonest node: no call
+            parts.append(f" ({child.label()} {child[0]})")
         else:
-            parts.append(str(child))
+            parts.append(" ")
+            _flat(child, parts)
     parts.append(")")
 
 
