@@ -18,7 +18,7 @@ from oracles.constituency.tree import gold_and_tokens, tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record
-from treetool.treebank import read_treebank
+from treetool.treebank import read_treebank, treebank_format
 
 from .common import OnlyWhen, error
 
@@ -43,6 +43,7 @@ class Run:
     spelling: str
     clean: bool
     lang: str
+    from_format: str | None = None
 
 
 def check_format(system_name: str, fmt: str | None) -> str:
@@ -71,13 +72,18 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
     """The known words of the vocabulary (training) files, cleaned like the input."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for _, tree in read_treebank(path, "ptb", on_error=on_error, ptb_lines=True, **_ptb_options(clean)):
+        for _, _, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
             counts.update(tokens(tree)[1])
     return Vocabulary(counts, lang)
 
 
-def _trees(paths: list[str], clean: bool, on_error: Any) -> Iterator[tuple[str, int, Any]]:
+def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
+           system: str = "") -> Iterator[tuple[str, int, Any]]:
+    """The trees of every file; a file that is not PTB (by ``--from``, name or content) is an error naming it."""
     for path in paths:
+        fmt = treebank_format(path, from_format)
+        if fmt != "ptb":
+            raise TreebankError(f"--system {system} reads Penn Treebank trees; this file is {fmt}", filename=path)
         for line, tree in read_treebank(path, "ptb", on_error=on_error, ptb_lines=True, **_ptb_options(clean)):
             yield path, line, tree
 
@@ -137,7 +143,8 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
     from treetool.formats.ptb import tree_to_line
 
-    for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error), 1):
+    for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error, run.from_format,
+                                                         run.system.name), 1):
         text = tree_to_line(tree)
         try:
             gold, tags, words = gold_and_tokens(tree)

@@ -155,7 +155,8 @@ def oracle_command(
     if system in CONSTITUENCY_SYSTEMS:
         refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=False, format=getattr(output_format, "value", None))
         fmt = check_format(system, getattr(output_format, "value", None))
-        run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value)
+        run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
+                  from_format.value if from_format else None)
         with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
             counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
             report_out.write({"total": counts})

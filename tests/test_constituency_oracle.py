@@ -118,6 +118,13 @@ def test_raw_input_is_cleaned(tmp_path: Path) -> None:
     assert out.splitlines()[0] == "# (TOP (S (NN x)))"
 
 
+def test_dependency_input_refused(tmp_path: Path) -> None:
+    path = tmp_path / "a.conllu"
+    path.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    result = run("oracle", path, "--system", "top-down")
+    assert result.returncode == 2 and b"a.conllu" in result.stderr and b"Penn Treebank" in result.stderr
+
+
 @pytest.mark.parametrize("args", [
     ["--system", "in-order", "--format", "rnng"],
     ["--system", "top-down", "--format", "inorder"],
