@@ -11,12 +11,17 @@ from conftest import run_cli as run, shared_path
 from treetool.formats.oracle_file import ascii_lower, unknown_class
 
 
+@pytest.mark.parametrize("separate_vocab", [False, True], ids=["own-vocabulary", "vocab-file"])
 @pytest.mark.parametrize("system,reference", [("top-down", "rnng-topdown.oracle"), ("in-order", "inorder.oracle")])
-def test_reference_files_byte_for_byte(system: str, reference: str, tmp_path: Path) -> None:
+def test_reference_files_byte_for_byte(system: str, reference: str, separate_vocab: bool, tmp_path: Path) -> None:
     files = sorted(shared_path("data", "ptb-sample").glob("*.mrg"))
     expected = shared_path("reference", "constituency", reference).read_bytes()
     out = tmp_path / "out.oracle"
-    result = run("oracle", *files, "--system", system, "-o", out)
+    vocab: list[object] = []
+    if separate_vocab:  # the same trees as one training file: the other code path (vocabulary read first)
+        (tmp_path / "train.mrg").write_bytes(b"".join(f.read_bytes() for f in files))
+        vocab = ["--vocab", tmp_path / "train.mrg"]
+    result = run("oracle", *files, "--system", system, *vocab, "-o", out)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes() == expected
 
