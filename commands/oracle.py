@@ -8,27 +8,37 @@ from typing import Annotated, Any, Optional
 import typer
 
 from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
+from oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
 from oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.formats.oracle_file import LANGS, SPELLINGS
 from treetool.report import JsonReportFile
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
+    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
     cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
 )
+from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
-SEQUENCE_FORMATS = ("conllu", "jsonl", "lines")
+SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
 #: The comment ``oracle`` writes and ``replay`` reads.
 TRANSITIONS_COMMENT = "transitions"
 
 SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
+Lang = choices("Lang", LANGS)
+Spelling = choices("Spelling", tuple(SPELLINGS))
+_DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "max_seconds", "on_timeout")
 RULES = (
+    OnlyWhen(_DEPENDENCY_ONLY, lambda v: v["system"] not in CONSTITUENCY_SYSTEMS,
+             "acts with dependency systems only"),
+    OnlyWhen(("on_unparsable",), lambda v: v["system"] not in CONSTITUENCY_SYSTEMS or v["on_unparsable"].value != "projectivize",
+             "projectivize applies to dependency trees only; constituency systems take skip or fail"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"].value == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "or --on-unparsable projectivize"),
@@ -111,7 +121,11 @@ def oracle_command(
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
     labeled: LabeledOpt = False,
-    output_format: Annotated[SequenceFormat, typer.Option("--format", help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence.")] = SequenceFormat.conllu,
+    output_format: Annotated[Optional[SequenceFormat], typer.Option("--format", show_default=False, help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence; rnng (top-down) / inorder (in-order): the RNNG / In-Order parsers' oracle files [default: conllu; rnng for top-down, inorder for in-order].")] = None,
+    vocab: Annotated[Optional[list[str]], typer.Option("--vocab", metavar="FILE", show_default=False, help="top-down/in-order: PTB training file(s) whose words occurring more than once are known; the others get unknown-word classes [default: the input files].")] = None,
+    lang: Annotated[Lang, typer.Option("--lang", help="top-down/in-order: en: Berkeley unknown-word classes (UNK-INITC-KNOWNLC...); ch: every unknown word is UNK.")] = Lang.en,
+    spelling: Annotated[Spelling, typer.Option("--spelling", help="in-order: pj-term: PJ(X) ... TERM (In-Order); nt-term: NT(X) ... TERM with '!# ' tree comments (Dynamic-In-Order); nt-finish: NT(X) ... FINISH.")] = Spelling("pj-term"),
+    clean: Annotated[bool, typer.Option("--clean/--no-clean", help="top-down/in-order: clean the PTB trees as filter --drop-traces --strip-functions --remove-wrapper does (on by default).")] = True,
     on_unparsable: Annotated[OnUnparsable, typer.Option("--on-unparsable", help="A tree the system cannot derive: skip it (jsonl/lines keep an entry: null / an empty line), fail (exit 2), or derive its optimal projectivization instead.")] = OnUnparsable.skip,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -138,8 +152,21 @@ def oracle_command(
       treetool oracle train.conllu --system arc-hybrid --on-unparsable projectivize
       treetool oracle train.conllu --system mysystems:MySystem --max-seconds 2
     """
+    if system in CONSTITUENCY_SYSTEMS:
+        refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=False, format=getattr(output_format, "value", None))
+        fmt = check_format(system, getattr(output_format, "value", None))
+        run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
+                  from_format.value if from_format else None)
+        with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
+            counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
+            report_out.write({"total": counts})
+        return
+    if output_format is None:
+        output_format = SequenceFormat.conllu
+    elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":
+        raise InapplicableOption(f"--format {output_format.value} needs --system top-down or in-order")
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, searches=not has_own_static_oracle(chosen))
+    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=not has_own_static_oracle(chosen), format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")

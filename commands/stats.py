@@ -9,12 +9,12 @@ import typer
 
 from treetool.plots import PlotFile, non_projectivity_figure
 from treetool.report import bar_chart, print_table, render
-from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, new_labels, treebank_stats
+from treetool.stats import LENGTH_BUCKET_NAMES, ConstituencyStats, TreebankStats, new_labels, treebank_stats
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Rejects, ReportFormat, ReportFormatOpt, choices, cli_command,
-    dependency_inputs, error_policy, plot_file, plot_option,
+    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt,
+    choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option, refuse_inapplicable,
 )
 
 #: The pseudo-projective schemes whose labels ``--labels-after`` counts (``baseline`` adds none).
@@ -30,6 +30,15 @@ COLUMNS = [
     "multi_root_sentences", "max_gap_degree", "gap_degree", "max_edge_degree", "edge_degree",
     "ill_nested", "skipped",
 ]
+PTB_COLUMNS = [
+    "file", "trees", "words", "mean_length", "constituents", "unary_nodes", "unary_chains", "max_unary_chain",
+    "max_depth", "derivable_top-down_pct", "derivable_in-order_pct", "labels", "skipped",
+]
+RULES = (
+    OnlyWhen(("by_length", "labels", "labels_after", "plot"), lambda v: v["formats"] != {"ptb"},
+             "acts on dependency treebanks only"),
+    OnlyWhen(("clean",), lambda v: v["formats"] == {"ptb"}, "acts on Penn Treebank input only"),
+)
 
 
 def _flatten(row: dict, stats: TreebankStats, table: bool) -> dict:
@@ -89,6 +98,7 @@ def stats_command(
     labels: Annotated[bool, typer.Option("--labels", help="Add the DEPREL counts.")] = False,
     labels_after: Annotated[Optional[LabelScheme], typer.Option("--labels-after", help="Add the DEPREL counts of the output of projectivize --method pseudo --scheme SCHEME (its defaults otherwise): the labels a classifier must learn.", show_default=False)] = None,
     plot: Annotated[Optional[str], plot_option("the non-projective share by sentence length and the gap-degree distribution")] = None,
+    clean: Annotated[bool, typer.Option("--clean/--no-clean", help="PTB: clean the trees first as filter --drop-traces --strip-functions --remove-wrapper does (on by default).")] = True,
     report_format: ReportFormatOpt = ReportFormat.table,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
@@ -100,6 +110,11 @@ def stats_command(
     and d that h does not dominate.  --labels adds the DEPREL counts,
     --labels-after those that projectivize --method pseudo would write.
 
+    On Penn Treebank files (cleaned first unless --no-clean): trees, words,
+    constituents, label counts, unary nodes and chains, maximum depth, and
+    the share of trees the top-down and in-order systems derive under their
+    limits.
+
     Examples:
 
     \b
@@ -107,7 +122,16 @@ def stats_command(
       treetool stats train.conllu dev.conllu --by-length --format json
       treetool stats train.conllu --labels --labels-after head+path
       treetool stats train.conllu --plot nonprojectivity.svg
+      treetool stats wsj_*.mrg --format json
     """
+    inputs = input_formats(files, from_format)
+    formats = {fmt for _, fmt in inputs}
+    refuse_inapplicable(ctx, RULES, formats=formats)
+    if "ptb" in formats:
+        if formats != {"ptb"}:
+            raise InapplicableOption("stats takes either Penn Treebank files or dependency treebanks, not both")
+        _ptb_stats(inputs, clean, report_format, on_error, rejects)
+        return
     inputs = dependency_inputs(ctx, files, from_format)
     scheme = labels_after.value if labels_after else None
     count_labels = labels or scheme is not None  # labels_after's new labels are those the input lacks
@@ -147,3 +171,26 @@ def _report(fmt: ReportFormat, per_file: list[TreebankStats], total: TreebankSta
         print_table("treetool stats", columns, flat, flat_total, sys.stdout, beside=chart)
     else:
         render(fmt.value, "treetool stats", columns, flat, flat_total, sys.stdout)
+
+
+def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: ReportFormat, on_error: OnError,
+               rejects: str | None) -> None:
+    per_file: list[ConstituencyStats] = []
+    total = ConstituencyStats(name="total")
+    options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean)
+    with error_policy(on_error, rejects) as policy:
+        for path, fmt in inputs:
+            before = policy.skipped
+            stats = ConstituencyStats(name=path)
+            for tree in read_treebank(path, fmt, on_error=policy, **options):
+                stats.add(tree)
+            stats.skipped = policy.skipped - before
+            per_file.append(stats)
+            total.merge(stats)
+    rows, total_row = [s.as_dict() for s in per_file], total.as_dict()
+    columns = list(PTB_COLUMNS)
+    if report_format is ReportFormat.table:  # the terminal table shows how many labels; the others list them
+        columns[columns.index("labels")] = "distinct_labels"
+        for row in (*rows, total_row):
+            row["distinct_labels"] = len(row["labels"])
+    render(report_format.value, "treetool stats", columns, rows, total_row, sys.stdout)

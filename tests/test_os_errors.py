@@ -45,6 +45,7 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("oracle", "output"): ("-o", [], WRITE),
     ("oracle", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
     ("oracle", "report_file"): ("--report-file", [], WRITE),
+    ("oracle", "vocab"): ("--vocab", ["--system", "top-down"], READ),
     ("replay", "files"): ("argument", [], READ),
     ("replay", "output"): ("-o", [], WRITE),
     ("replay", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),

@@ -1,0 +1,45 @@
+"""Constituency transition systems (papers/001 §2): top-down and in-order.
+
+>>> from nltk import Tree
+>>> from oracles.constituency import get_constituency_system, from_nltk
+>>> gold = from_nltk(Tree.fromstring("(S (NP (DT The) (NN cat)) (VP (VBD sat)))"))
+>>> get_constituency_system("top-down").static_oracle(gold)
+['NT(S)', 'NT(NP)', 'SHIFT', 'SHIFT', 'REDUCE', 'NT(VP)', 'SHIFT', 'REDUCE', 'REDUCE']
+>>> get_constituency_system("in-order").static_oracle(gold)
+['SHIFT', 'PJ(NP)', 'SHIFT', 'REDUCE', 'PJ(S)', 'SHIFT', 'PJ(VP)', 'REDUCE', 'REDUCE', 'TERM']
+
+The interface is in :mod:`oracles.constituency.system`, the gold trees in
+:mod:`~oracles.constituency.tree`, one module per system
+(:mod:`~oracles.constituency.top_down`, :mod:`~oracles.constituency.in_order`)
+and the exhaustive search in :mod:`~oracles.constituency.search`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .in_order import KPARSER_MAX_UNARY, InOrder
+from .system import (
+    LABELLED_KINDS, Built, Configuration, ConstituencySystem, IllegalAction, IncompleteDerivation, Item, Open, Word,
+    parse_action,
+)
+from .top_down import RNNG_MAX_OPEN_NTS, TopDown
+from .tree import GoldTreeError, Node, Span, from_nltk, postorder, preorder
+
+CONSTITUENCY_SYSTEMS: dict[str, type[ConstituencySystem]] = {"top-down": TopDown, "in-order": InOrder}
+"""Constituency system names -> classes."""
+
+
+def get_constituency_system(name: str, **options: Any) -> ConstituencySystem:
+    """A constituency system by name (options: ``max_open_nts`` for top-down, ``max_unary`` for in-order)."""
+    if name not in CONSTITUENCY_SYSTEMS:
+        raise ValueError(f"unknown constituency system {name!r} (choose from {', '.join(CONSTITUENCY_SYSTEMS)})")
+    return CONSTITUENCY_SYSTEMS[name](**options)
+
+
+__all__ = [
+    "CONSTITUENCY_SYSTEMS", "get_constituency_system", "TopDown", "InOrder", "RNNG_MAX_OPEN_NTS",
+    "KPARSER_MAX_UNARY", "ConstituencySystem", "Configuration", "Word", "Open", "Built", "Item", "IllegalAction",
+    "IncompleteDerivation", "parse_action", "LABELLED_KINDS", "Node", "Span", "GoldTreeError", "from_nltk",
+    "postorder", "preorder",
+]

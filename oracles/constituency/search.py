@@ -1,0 +1,175 @@
+"""Exhaustive search over the computations of any constituency system (the reference for tests).
+
+Written once against :class:`~oracles.constituency.system.ConstituencySystem`
+(``initial``, ``legal_actions``, ``apply``, ``is_final``), with no
+system-specific code. Labels: ``NT(X)``/``PJ(X)`` are tried for every X of the
+label set given (e.g. the gold labels plus one wrong label).
+
+Definitions (papers/001 §3.1): the loss of a final configuration is the
+Hamming distance between its built constituents and the gold ones, as
+multisets of ``(label, start, end)``: missed gold constituents plus wrong
+built ones. The loss of any configuration is the smallest loss of a final
+configuration reachable from it; the cost of an action is the loss after it
+minus the loss before it.
+
+Both systems are acyclic (every action but ``NT``/``PJ`` consumes a word or an
+open non-terminal, and their limits bound the rest), so plain memoised
+depth-first search terminates; ``max_states`` bounds the work.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Iterator
+
+from .system import Configuration, ConstituencySystem
+from .tree import Node, Span, postorder, preorder
+
+__all__ = [
+    "SearchLimit", "successors", "reachable_trees", "derivable", "hamming", "min_loss", "exact_costs", "gold_labels",
+]
+
+
+class SearchLimit(RuntimeError):
+    """The search expanded more configurations than allowed."""
+
+
+def gold_labels(gold: Node) -> list[str]:
+    """The distinct labels of a gold tree, in order of first appearance (pre-order)."""
+    return list(dict.fromkeys(node.label for node in preorder(gold)))
+
+
+def successors(
+    system: ConstituencySystem, config: Configuration, labels: Iterable[str]
+) -> Iterator[tuple[str, Configuration]]:
+    """Every legal action of ``config`` (labelled ones once per label) with the configuration it leads to."""
+    for action in system.legal_actions(config, labels):
+        yield action, system.apply(config, action)
+
+
+class _Counter:
+    def __init__(self, max_states: int | None) -> None:
+        self.max_states, self.states = max_states, 0
+
+    def tick(self) -> None:
+        self.states += 1
+        if self.max_states is not None and self.states > self.max_states:
+            raise SearchLimit(f"search expanded more than {self.max_states} configurations")
+
+
+def reachable_trees(
+    system: ConstituencySystem, n: int, labels: Iterable[str], max_states: int | None = 1_000_000
+) -> set[tuple[Span, ...]]:
+    """The ``built`` sequences (post-order spans, i.e. trees) of every final configuration for ``n`` words."""
+    labels = list(labels)
+    seen: set[Configuration] = set()
+    trees: set[tuple[Span, ...]] = set()
+    counter = _Counter(max_states)
+    todo = [system.initial(n)]
+    while todo:
+        config = todo.pop()
+        if config in seen:
+            continue
+        seen.add(config)
+        counter.tick()
+        if system.is_final(config):
+            trees.add(config.built)
+        todo.extend(nxt for _, nxt in successors(system, config, labels))
+    return trees
+
+
+def derivable(system: ConstituencySystem, gold: Node, max_states: int | None = 1_000_000) -> bool:
+    """True when some computation ends with exactly ``gold`` built.
+
+    Searches every computation whose built constituents stay a prefix of
+    the gold post-order (any computation of ``gold`` builds it in that order).
+    """
+    target = tuple(postorder(gold))
+    labels = gold_labels(gold)
+    seen: set[Configuration] = set()
+    counter = _Counter(max_states)
+    todo = [system.initial(gold.end)]
+    while todo:
+        config = todo.pop()
+        if config in seen or config.built != target[: len(config.built)]:
+            continue
+        seen.add(config)
+        counter.tick()
+        if system.is_final(config) and config.built == target:
+            return True
+        todo.extend(nxt for _, nxt in successors(system, config, labels))
+    return False
+
+
+def hamming(built: Iterable[Span], gold: Iterable[Span]) -> int:
+    """Missed gold constituents plus wrong built ones, as multisets."""
+    b, g = Counter(built), Counter(gold)
+    return sum((g - b).values()) + sum((b - g).values())
+
+
+def min_loss(
+    system: ConstituencySystem,
+    config: Configuration,
+    gold: Node,
+    labels: Iterable[str] | None = None,
+    max_states: int | None = 1_000_000,
+    memo: dict | None = None,
+) -> float:
+    """The smallest Hamming loss of a final configuration reachable from ``config`` (inf if none).
+
+    ``labels`` (default: the gold labels) are the non-terminals tried;
+    ``memo`` may be shared between calls for the same gold tree and labels.
+    The loss splits into the wrong constituents built so far plus a part
+    that depends only on the stack, buffer, flag and the gold constituents
+    not matched yet (a built span matches an unmatched gold copy, else it
+    is wrong; unmatched gold at the end is missed): that part is memoised.
+    """
+    labels = gold_labels(gold) if labels is None else list(labels)
+    unmatched = Counter(postorder(gold))
+    wrong = 0
+    for span in config.built:
+        if unmatched[span] > 0:
+            unmatched[span] -= 1
+        else:
+            wrong += 1
+    memo = {} if memo is None else memo
+    counter = _Counter(max_states)
+
+    def future(current: Configuration, left: tuple[Span, ...]) -> float:
+        key = (current.stack, current.buffer, current.finished, left)
+        known = memo.get(key)
+        if known is not None:
+            return known
+        counter.tick()
+        best = float(len(left)) if system.is_final(current) else float("inf")
+        for _, nxt in successors(system, current, labels):
+            extra, rest = 0, left
+            if len(nxt.built) > len(current.built):
+                span = nxt.built[-1]
+                if span in left:
+                    i = left.index(span)
+                    rest = left[:i] + left[i + 1 :]
+                else:
+                    extra = 1
+            best = min(best, extra + future(nxt, rest))
+        memo[key] = best
+        return best
+
+    return wrong + future(config, tuple(sorted(unmatched.elements())))
+
+
+def exact_costs(
+    system: ConstituencySystem,
+    config: Configuration,
+    gold: Node,
+    labels: Iterable[str] | None = None,
+    max_states: int | None = 1_000_000,
+) -> dict[str, float]:
+    """``{action: min_loss(apply(config, action)) - min_loss(config)}`` for every legal action."""
+    labels = gold_labels(gold) if labels is None else list(labels)
+    memo: dict = {}
+    here = min_loss(system, config, gold, labels, max_states, memo)
+    return {
+        action: min_loss(system, nxt, gold, labels, max_states, memo) - here
+        for action, nxt in successors(system, config, labels)
+    }

@@ -1,0 +1,208 @@
+"""The interface shared by the constituency transition systems (papers/001 §2).
+
+A configuration is the paper's ``<Σ, i, f, γ, α>`` without α (the open
+non-terminals on the stack are α's live part; the others are in γ):
+
+* ``stack``: bottom .. top, each item one of
+  :class:`Word` (a shifted word ``i``), :class:`Open` (a non-terminal pushed
+  by ``NT(X)`` / ``PJ(X)``, not yet reduced) or :class:`Built` (a completed
+  constituent);
+* ``buffer``: the index of the next word (words ``buffer .. n-1`` are unread);
+* ``n``: the number of words;
+* ``built``: every constituent built so far, ``(label, start, end)`` in the
+  order of building (a tuple, so a multiset: duplicates are kept);
+* ``finished``: in-order's flag, set by ``TERM`` (always False for top-down).
+
+Actions are strings: ``SHIFT``, ``REDUCE``, ``NT(X)`` (top-down), ``PJ(X)`` and
+``TERM`` (in-order). :meth:`ConstituencySystem.legal` returns the *kinds*
+(``"SHIFT"``, ``"NT"``, ``"PJ"``, ``"REDUCE"``, ``"TERM"``) in a fixed order: a
+labelled kind (``NT``/``PJ``) stands for that action with any label.
+
+A gold tree is a :class:`~oracles.constituency.tree.Node` (``from_nltk``).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
+from typing import Iterable, NamedTuple, Union
+
+from .tree import Node, Span
+
+__all__ = [
+    "Word", "Open", "Built", "Item", "Configuration", "ConstituencySystem",
+    "IllegalAction", "IncompleteDerivation", "parse_action", "LABELLED_KINDS",
+]
+
+
+class Word(NamedTuple):
+    """A shifted word: span ``(index, index+1)``."""
+
+    index: int
+
+
+class Open(NamedTuple):
+    """A non-terminal on the stack, not yet reduced.
+
+    ``position`` is the buffer index when it was pushed (the paper's ``(X, j)``):
+    for top-down the start of the constituent it will become, for in-order
+    the start of its second child (its first child is the item below it).
+    """
+
+    label: str
+    position: int
+
+
+class Built(NamedTuple):
+    """A completed constituent ``(label, start, end)``.
+
+    ``unary`` is the number of unary nodes chained at its top: in-order's
+    Kparser counts them (a ``REDUCE`` right after ``PJ`` builds a unary node:
+    ``unary`` = the child's + 1; any other ``REDUCE``: 0). Top-down keeps 0.
+    """
+
+    label: str
+    start: int
+    end: int
+    unary: int = 0
+
+
+Item = Union[Word, Open, Built]
+
+#: Action kinds that carry a non-terminal label.
+LABELLED_KINDS = frozenset({"NT", "PJ"})
+
+_SPELLING = re.compile(r"(SHIFT|REDUCE|TERM)|(NT|PJ)\((.+)\)")
+
+
+class IllegalAction(ValueError):
+    """An action that is misspelled or not legal where it is applied (``step`` set by ``run``)."""
+
+    def __init__(self, action: str, reason: str, step: int | None = None) -> None:
+        super().__init__(action, reason, step)
+        self.action, self.reason, self.step = action, reason, step
+
+    def __str__(self) -> str:
+        where = f"step {self.step}: " if self.step is not None else ""
+        return f"{where}illegal action {self.action!r}: {self.reason}"
+
+
+class IncompleteDerivation(ValueError):
+    """A replayed sequence that ends before a final configuration."""
+
+
+def parse_action(action: str) -> tuple[str, str | None]:
+    """``"NT(NP)" -> ("NT", "NP")``, ``"SHIFT" -> ("SHIFT", None)``; anything else is :class:`IllegalAction`."""
+    match = _SPELLING.fullmatch(action) if isinstance(action, str) else None
+    if match is None:
+        raise IllegalAction(str(action), "not a constituency action (SHIFT, REDUCE, TERM, NT(X), PJ(X))")
+    if match.group(1):
+        return match.group(1), None
+    return match.group(2), match.group(3)
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """An immutable parser configuration (hashable, for searches)."""
+
+    stack: tuple[Item, ...]
+    buffer: int
+    n: int
+    built: tuple[Span, ...] = ()
+    finished: bool = False
+
+    def open_count(self) -> int:
+        """How many non-terminals are open on the stack."""
+        return sum(1 for item in self.stack if type(item) is Open)
+
+
+def span_of(item: Item) -> tuple[int, int]:
+    """Start and end of a completed stack item (a word or a built constituent)."""
+    if type(item) is Word:
+        return item.index, item.index + 1
+    if type(item) is Built:
+        return item.start, item.end
+    raise TypeError("an open non-terminal has no span yet")
+
+
+class ConstituencySystem(ABC):
+    """Base class of the constituency systems: ``initial``, ``legal``, ``apply``, ``is_final``, static oracle."""
+
+    name: str = "custom"
+    #: The kind of the labelled action: ``"NT"`` (top-down) or ``"PJ"`` (in-order).
+    nonterminal_kind: str = "NT"
+
+    def initial(self, n: int) -> Configuration:
+        """Empty stack, all ``n`` words in the buffer."""
+        if n < 1:
+            raise ValueError("a sentence has at least one word")
+        return Configuration((), 0, n)
+
+    @abstractmethod
+    def legal(self, config: Configuration) -> list[str]:
+        """The legal action kinds in a fixed order (``NT``/``PJ`` stand for any label)."""
+
+    @abstractmethod
+    def is_final(self, config: Configuration) -> bool:
+        """True when a computation ends in ``config``."""
+
+    @abstractmethod
+    def static_oracle(self, gold: Node) -> list[str] | None:
+        """The paper's static sequence for ``gold``, or ``None`` when the rules forbid it."""
+
+    def legal_actions(self, config: Configuration, labels: Iterable[str]) -> list[str]:
+        """Every legal action spelled out, ``NT``/``PJ`` once per label of ``labels`` (in their order)."""
+        out: list[str] = []
+        for kind in self.legal(config):
+            if kind in LABELLED_KINDS:
+                out.extend(f"{kind}({label})" for label in labels)
+            else:
+                out.append(kind)
+        return out
+
+    def apply(self, config: Configuration, action: str) -> Configuration:
+        """The configuration after ``action``; :class:`IllegalAction` if it is not legal in ``config``."""
+        kind, label = parse_action(action)
+        if kind not in self.legal(config):
+            raise IllegalAction(action, f"not legal here (legal: {', '.join(self.legal(config)) or 'none'})")
+        if kind == "SHIFT":
+            return replace(config, stack=config.stack + (Word(config.buffer),), buffer=config.buffer + 1)
+        if kind in LABELLED_KINDS:
+            return replace(config, stack=config.stack + (Open(label, config.buffer),))
+        if kind == "REDUCE":
+            return self._reduce(config)
+        return replace(config, finished=True)  # TERM
+
+    @abstractmethod
+    def _reduce(self, config: Configuration) -> Configuration:
+        """Pop the children and their open non-terminal, push the built constituent."""
+
+    def run(self, actions: Iterable[str], n: int) -> Configuration:
+        """Apply ``actions`` from ``initial(n)``; an illegal one raises :class:`IllegalAction` naming its 1-based step."""
+        config = self.initial(n)
+        for step, action in enumerate(actions, 1):
+            try:
+                config = self.apply(config, action)
+            except IllegalAction as err:
+                raise IllegalAction(err.action, err.reason, step) from None
+        return config
+
+    def replay(self, actions: Iterable[str], n: int) -> Configuration:
+        """Like :meth:`run`, but the sequence must end in a final configuration."""
+        config = self.run(actions, n)
+        if not self.is_final(config):
+            raise IncompleteDerivation(f"the actions end in a configuration that is not final: {config}")
+        return config
+
+    def can_derive(self, gold: Node) -> bool:
+        """True when some computation builds exactly ``gold`` (the static sequence is the only candidate)."""
+        return self.static_oracle(gold) is not None
+
+
+def last_open(stack: tuple[Item, ...]) -> int:
+    """Index in ``stack`` of the topmost open non-terminal (-1 if none)."""
+    for k in range(len(stack) - 1, -1, -1):
+        if type(stack[k]) is Open:
+            return k
+    return -1

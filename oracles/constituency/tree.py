@@ -1,0 +1,130 @@
+"""Gold constituency trees as the transition systems see them (papers/001 §2).
+
+Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
+
+* Words are numbered from 0; a span is end-exclusive: the word ``i`` is
+  ``(i, i+1)`` and the tree of Figure 1 of papers/001 has ``(S, 0, 6)``.
+* Preterminals (POS tags) are not constituents: the systems shift words, and
+  a gold tree records only phrasal nodes. The top bracket of the tree is the
+  root constituent (the outer unlabelled bracket / ROOT wrapper must be
+  removed first, as ``treetool filter --remove-wrapper`` does).
+* A constituent is ``(label, start, end)``; a tree's constituents form a
+  multiset (a unary ``(NP (NP ...))`` gives the same span twice).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Union
+
+if TYPE_CHECKING:
+    from nltk import Tree
+
+__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder", "postorder", "is_preterminal"]
+
+Span = tuple[str, int, int]
+"""A labelled span ``(label, start, end)``, end exclusive."""
+
+
+class GoldTreeError(ValueError):
+    """A bracketed tree that is not a constituency tree over words (the message says why)."""
+
+
+class Node(NamedTuple):
+    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints).
+
+    A named tuple rather than a dataclass: trees are built at the speed of
+    reading (tens of thousands per second).
+    """
+
+    label: str
+    start: int
+    end: int
+    children: tuple[Union["Node", int], ...]
+
+    @property
+    def span(self) -> Span:
+        return (self.label, self.start, self.end)
+
+
+def is_preterminal(tree: Any) -> bool:
+    """A bracket whose only child is a word (``(NN board)``)."""
+    return len(tree) == 1 and isinstance(tree[0], str)
+
+
+def tokens(tree: Any) -> tuple[list[str], list[str]]:
+    """The POS tags and the words of any bracketed tree (``nltk.Tree`` or ``ptb.Bracket``)."""
+    tags: list[str] = []
+    words: list[str] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if is_preterminal(node):
+            tags.append(node.label())
+            words.append(node[0])
+        else:
+            todo.extend(c for c in reversed(node) if not isinstance(c, str))
+            words.extend(c for c in node if isinstance(c, str))  # bare words, in malformed trees only
+    return tags, words
+
+
+def from_nltk(tree: "Tree") -> Node:
+    """The gold tree of a cleaned PTB tree: phrasal nodes become :class:`Node`, preterminals word indices.
+
+    ``tree`` is an ``nltk.Tree`` or a ``treetool.formats.ptb.Bracket``.
+
+    Raises :class:`GoldTreeError` for a tree that is a single preterminal
+    (no constituent for the root), a bracket holding several words or
+    words beside brackets (``(NP the (NN cat))``).
+    """
+    return gold_and_tokens(tree)[0]
+
+
+def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
+    """:func:`from_nltk` plus the POS tags and the words, in one walk."""
+    if is_preterminal(tree):
+        raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
+    tags: list[str] = []
+    words: list[str] = []
+    return _convert(tree, tags, words), tags, words
+
+
+def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
+    start = len(words)
+    children: list[Node | int] = []
+    for child in tree:
+        if type(child) is str:
+            raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: every word needs a POS tag")
+        if len(child) == 1 and type(child[0]) is str:  # a preterminal
+            children.append(len(words))
+            tags.append(child.label())
+            words.append(child[0])
+        else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
+            children.append(_convert(child, tags, words))
+    return Node(tree.label(), start, len(words), tuple(children))
+
+
+def preorder(node: Node) -> Iterator[Node]:
+    """The constituents top-down, left to right (the order top-down opens them)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in reversed(current.children) if isinstance(c, Node))
+
+
+def postorder(node: Node) -> list[Span]:
+    """The spans in the order both systems complete them (children before parents).
+
+    Both systems build a tree's constituents in this order, so a ``built``
+    sequence equal to it means exactly this tree was built.
+    """
+    out: list[Span] = []
+
+    def visit(current: Node) -> None:
+        for child in current.children:
+            if isinstance(child, Node):
+                visit(child)
+        out.append(current.span)
+
+    visit(node)
+    return out
