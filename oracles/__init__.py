@@ -9,7 +9,8 @@ The interface is in :mod:`oracles.system`; one module per family of systems
 (:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
 :mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
 the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
-:mod:`oracles.dynamic` (``system.dynamic_oracle(gold_heads, gold_labels)``).
+:mod:`oracles.dynamic` and, for attardi of degree 2, :mod:`oracles.tabular_loss`
+(``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
 from .annotate import Explore, Predicted, Static, Step, annotate_sentence
@@ -31,6 +32,7 @@ from .search import (
     search_oracle,
 )
 from .swap import SWAP_ORDERS, Swap
+from .tabular_loss import AttardiDegree2Oracle, TabularLoss
 from .system import (
     SYSTEMS,
     Action,
@@ -62,6 +64,7 @@ __all__ = [
     "ArcHybridOracle",
     "ArcStandard",
     "Attardi",
+    "AttardiDegree2Oracle",
     "Budget",
     "BudgetExceeded",
     "Configuration",
@@ -81,6 +84,7 @@ __all__ = [
     "SearchError",
     "Swap",
     "SystemSpecError",
+    "TabularLoss",
     "TransitionSystem",
     "canonical_oracle",
     "derivable",

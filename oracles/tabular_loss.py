@@ -32,8 +32,9 @@ How the loss is computed, as the paper does:
    prose says, exhaustive search refutes it: gold tree 1<-0, 2<-1, 3<-0,
    4<-2, 5<-2, stack [0, 1], buffer [2..5]: the loss is 1 and both SH and
    RA cost 0 (after SH, 1 is buried and 2 must take a wrong head inside the
-   buffer, while its gold head 1 is still in γ), the pruned table costs SH 1. Without it the table is exact on every configuration of
-   every tree of up to 5 words (4.7 million) and along random walks.
+   buffer, while its gold head 1 is still in γ), the pruned table costs
+   SH 1. Without it the table is exact on every configuration of every tree
+   of up to 5 words (4.7 million) and along random walks.
 
 What this module adds for speed and for costs (not in the paper):
 
@@ -42,9 +43,13 @@ What this module adds for speed and for costs (not in the paper):
   tag a is loss(a(c)) (when the reduced buffer of c is valid for a(c), checked;
   otherwise a(c) gets its own table).
 * Cells entirely in the reduced buffer do not depend on the stack except
-  through ``h1`` and the pruning; they are memoised per sentence on (nodes,
-  h1, which gold heads are in γ), so successive configurations of a walk, and
-  the successors of one configuration, share them.
+  through ``h1``; they are memoised per sentence on (nodes, h1), so
+  successive configurations of a walk, and the successors of one
+  configuration, share them.
+* Branch and bound: a greedy completion after each action gives an upper
+  bound on every action's loss; stack-cell items above it are dropped.
+* The labelled loss differs from the unlabelled one only by the arcs already
+  built (future arcs take the gold label), so costs are computed unlabelled.
 """
 
 from __future__ import annotations
@@ -65,12 +70,10 @@ _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1
 
 
 class TabularLoss:
-    """Losses of configurations and of their successors for one gold tree (unlabelled arcs; labels in ``wrong``)."""
+    """Future losses of configurations and of their successors for one gold tree (module doc)."""
 
-    def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None,
-                 budget: Any = None) -> None:
+    def __init__(self, gold_heads: Sequence[int], budget: Any = None) -> None:
         self.heads = as_heads(gold_heads)
-        self.labels = None if gold_labels is None else list(gold_labels)
         self.n = len(self.heads) - 1
         self.children: list[list[int]] = [[] for _ in range(self.n + 1)]
         for d in range(1, self.n + 1):
@@ -172,16 +175,6 @@ class TabularLoss:
         return False
 
     # ------------------------------------------------------------------ §5.3
-    def wrong_attached(self, config: Configuration) -> int:
-        """L_c summed over the stack (line 13): the words already attached with a wrong head (or label)."""
-        gold, built = self.heads, config.heads
-        wrong = sum(1 for w in range(1, self.n + 1) if built[w] != -1 and built[w] != gold[w])
-        if self.labels is not None:
-            labels = config.labels
-            wrong += sum(1 for w in range(1, self.n + 1)
-                         if built[w] != -1 and built[w] == gold[w] and labels[w] != self.labels[w])
-        return wrong
-
     def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int], bound: int = 1 << 29) -> dict[str, int]:
         """Smallest number of wrong future arcs, per first transition after c, over γ = stack + reduced buffer.
 
@@ -346,7 +339,7 @@ class AttardiDegree2Oracle:
 
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                  budget: Any = None) -> None:
-        self.loss = TabularLoss(gold_heads, gold_labels, budget)
+        self.loss = TabularLoss(gold_heads, budget)
         self.labels = None if gold_labels is None else list(gold_labels)
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
         self._last: tuple[Configuration | None, dict[Action, int]] = (None, {})
