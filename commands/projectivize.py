@@ -11,12 +11,13 @@ import typer
 from treetool.projectivization.optimal import TIE_RULES
 from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
+from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     refuse_inapplicable, timeout_mode,
 )
@@ -80,6 +81,7 @@ def projectivize_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
 
@@ -118,12 +120,13 @@ def projectivize_command(
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, size_of=_input_bytes)
-            for sentence in projectivizer.run(sentences, stats):
+            sentences = read_treebank(path, fmt, on_error=pool.report)
+            for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)
             stats.seconds = time.perf_counter() - start
             per_file.append(stats)
