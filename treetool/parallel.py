@@ -17,10 +17,12 @@ error are those of a run in one process.  The parts:
   comes, so ``--on-error``, ``--max-seconds`` and warnings see the same
   sequence of events as with one process.  An exception raised by the input
   itself (the reader) waits likewise until every earlier task is handed
-  back; :class:`InOrderErrors` does the same for errors the reader reports
-  to its ``on_error`` handler.
+  back, and so does a bad sentence the reader reports to its ``on_error``
+  (:meth:`SentencePool.report`).
+* ``batch``, when given, does the work of a list of tasks at once (the
+  batched projectivization DP); it must give what ``work`` gives.
 * Memory is constant: at most ``WINDOW_PER_JOB * jobs`` chunks are
-  outstanding, each of at most ``MAX_CHUNK`` tasks.
+  outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
 * Small or cheap runs never pay for workers: sentences are processed in the
   main process first, timing the work, and the workers start only once
   ``WARMUP_SECONDS`` of work have been seen and the work took at least
@@ -180,12 +182,13 @@ class _Chunk:
             yield key, next(results) if has_task else None
 
 
-def _read_chunk(source: Iterator[tuple[Any, Any]], size: int) -> tuple[_Chunk, BaseException | None, bool]:
-    """The next chunk of ``source`` (at most ``size`` tasks, ``MAX_KEYS`` items), the exception that
+def _read_chunk(source: Iterator[tuple[Any, Any]], size: int,
+                keys: int = MAX_KEYS) -> tuple[_Chunk, BaseException | None, bool]:
+    """The next chunk of ``source`` (at most ``size`` tasks and ``keys`` items), the exception that
     ended the input early if any, and whether the input ended."""
     chunk = _Chunk()
     try:
-        while len(chunk.tasks) < size and len(chunk.keys) < MAX_KEYS:
+        while len(chunk.tasks) < size and len(chunk.keys) < keys:
             key, task = next(source)
             chunk.keys.append((key, task is not None))
             if task is not None:
@@ -262,7 +265,7 @@ class SentencePool:
         An exception raised by ``items`` itself is raised after every earlier
         item has been handed back.  ``batch(tasks)``, when given, returns the
         outcomes of a list of tasks at once (what ``work`` would give, faster);
-        in this process it gets ``batch_size`` tasks at a time.
+        in this process it gets the tasks of ``batch_size`` items at a time.
         """
         source = self._with_reports(iter(items))
         for key, outcome in self._map(work, source, batch, batch_size):
@@ -292,7 +295,10 @@ class SentencePool:
         """In this process until the workers pay (module doc), then in the workers."""
         ended = False
         while not self.parallel and not ended:
-            chunk, failure, ended = _read_chunk(source, batch_size if batch is not None else 1)
+            if batch is None:
+                chunk, failure, ended = _read_chunk(source, 1)
+            else:
+                chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
             start = time.perf_counter()
             outcomes = _solve(work, batch, chunk.tasks) if chunk.tasks else []
             if chunk.tasks:
