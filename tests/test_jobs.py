@@ -10,6 +10,7 @@ interpreters).
 from __future__ import annotations
 
 import os
+from concurrent.futures import wait
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
 
 @pytest.fixture
 def forced(monkeypatch) -> list[int]:
-    """Workers start after the first task; returns the list of pool starts (one entry per start)."""
+    """Workers start after the first task and take over; returns the list of pool starts (one entry per start)."""
     monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
     monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
@@ -34,6 +35,8 @@ def forced(monkeypatch) -> list[int]:
     def counted(self, work):
         starts.append(1)
         start(self, work)
+        wait(self._booting)  # the workers take over at once, instead of when they are up
+
 
     monkeypatch.setattr(SentencePool, "_start", counted)
     return starts

@@ -28,8 +28,10 @@ error are those of a run in one process.  The parts:
   ``WARMUP_SECONDS`` of work have been seen and the work took at least
   ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
   process, so below that share workers cannot win much; re-checked after
-  every further ``WARMUP_SECONDS`` of work).  Chunks are sized from the
-  measured cost of a task, about ``CHUNK_SECONDS`` of work each.
+  every further ``WARMUP_SECONDS`` of work).  The work goes on in the main
+  process while the workers start, so a run that ends meanwhile does not
+  wait for them.  Chunks are sized from the measured cost of a task, about
+  ``CHUNK_SECONDS`` of work each.
 
 Start method: ``spawn``.  ``fork`` copies a process that may hold threads
 (rich's progress refresh, a BLAS pool) and their locks, plus open buffered
@@ -166,6 +168,10 @@ def _solve(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome
     return batch(tasks) if batch is not None else [attempt(work, task) for task in tasks]
 
 
+def _ready() -> None:
+    """A no-op: done once a worker has started (see :meth:`SentencePool._start`)."""
+
+
 def _worker_init() -> None:
     """Ctrl-C is the main process's to handle: it stops the workers itself."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -230,6 +236,8 @@ class SentencePool:
         self.on_error = on_error
         self._reports: list[Exception] = []
         self._executor: ProcessPoolExecutor | None = None
+        self._booting: list[Future] = []  # one no-op per worker: the workers are up when one is done
+        self._used = False  # a chunk was sent
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
         self._window_work = 0.0
         self._window_start = time.perf_counter()
@@ -247,20 +255,22 @@ class SentencePool:
 
     @property
     def parallel(self) -> bool:
-        """True once the workers run."""
-        return self._executor is not None
+        """True once the workers run (until then, and while they start, the work is done here)."""
+        return self._executor is not None and any(future.done() for future in self._booting)
 
     def close(self, ok: bool = True) -> None:
-        """Join the workers (``ok``), else stop them at once."""
+        """Join the workers (``ok``), else, or when they were never used, stop them at once."""
         executor, self._executor = self._executor, None
         if executor is None:
             return
-        if ok:
+        if ok and self._used:
             executor.shutdown(wait=True)
             return
+        # Python 3.11 has no public way to stop a running task (3.14: terminate_workers);
+        # shutdown forgets the processes, so they are taken first.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
-        # Python 3.11 has no public way to stop a running task (3.14: terminate_workers).
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
+        for process in processes:
             process.terminate()
 
     def map(
@@ -325,7 +335,7 @@ class SentencePool:
         each = seconds / tasks
         self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
         self._window_work += seconds
-        if self.jobs < 2 or self._refused or self._window_work < WARMUP_SECONDS:
+        if self.jobs < 2 or self._refused or self._executor is not None or self._window_work < WARMUP_SECONDS:
             return
         wall = time.perf_counter() - self._window_start
         if self._window_work >= MIN_WORK_SHARE * wall:
@@ -340,6 +350,9 @@ class SentencePool:
             return
         self._executor = ProcessPoolExecutor(
             self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+        # Work goes on here while the workers start (half a second each): a run that ends
+        # meanwhile loses almost nothing (close stops them).
+        self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
 
     def _chunk_size(self) -> int:
         if self._task_seconds <= 0:
@@ -358,6 +371,7 @@ class SentencePool:
                 chunk, failure, ended = _read_chunk(source, size)
                 if chunk.tasks:
                     chunk.future = self._executor.submit(_run_chunk, work, batch, chunk.tasks)  # type: ignore[union-attr]
+                    self._used = True
                 if chunk.keys:
                     pending.append(chunk)
             if not pending:
