@@ -314,21 +314,41 @@ class SentencePool:
     def _map(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]],
              batch: Callable[[list[Any]], list[Outcome]] | None, batch_size: int) -> Iterator[tuple[Any, Any]]:
         """In this process until the workers pay (module doc), then in the workers."""
+        if batch is None:
+            yield from self._map_here(work, source)
+        else:
+            yield from self._map_batches_here(work, batch, batch_size, source)
+        if self.parallel:
+            yield from self._map_parallel(work, batch, source)
+
+    def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """One task at a time in this process, until the workers are up (or the input ends)."""
+        clock = time.perf_counter
+        for key, task in source:
+            if task is None:
+                yield key, None
+                continue
+            start = clock()
+            outcome = attempt(work, task)
+            if self.jobs > 1:
+                self._measure(clock() - start, 1, work)
+            yield key, outcome
+            if self.parallel:
+                return
+
+    def _map_batches_here(self, work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]],
+                          batch_size: int, source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """Batches of ``batch_size`` items in this process, until the workers are up (or the input ends)."""
         ended = False
-        while not self.parallel and not ended:
-            if batch is None:
-                chunk, failure, ended = _read_chunk(source, 1)
-            else:
-                chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
+        while not ended and not self.parallel:
+            chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
             start = time.perf_counter()
-            outcomes = _solve(work, batch, chunk.tasks) if chunk.tasks else []
+            outcomes = batch(chunk.tasks) if chunk.tasks else []
             if chunk.tasks:
                 self._measure(time.perf_counter() - start, len(chunk.tasks), work)
             yield from chunk.pairs(outcomes)
             if failure is not None:
                 raise failure
-        if not ended:
-            yield from self._map_parallel(work, batch, source)
 
     def _measure(self, seconds: float, tasks: int, work: Callable[[Any], Any]) -> None:
         """Count work done here; start the workers when the warm-up says they pay (module doc)."""
