@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Optional
 
 import typer
@@ -17,11 +17,12 @@ from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSy
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.parallel import SentencePool
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, refuse_inapplicable,
 )
 from .progress import SentenceProgress
@@ -78,6 +79,7 @@ def annotate_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
 
@@ -110,21 +112,27 @@ def annotate_command(
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
     walk = functools.partial(
-        _steps, chosen, labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
-        options=_oracle_options(prefer_monotonic, algorithm, strategy))
-    encode = _jsonl if output_format.value == "jsonl" else _tsv
+        _walk_text, chosen, _jsonl if output_format.value == "jsonl" else _tsv, labeled=labeled, kind=kind,
+        max_length=max_length, max_seconds=max_seconds, options=_oracle_options(prefer_monotonic, algorithm, strategy))
     timed_out: list[str] = []
-    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
-        trees = PredictedTrees(predicted, from_format, errors) if predicted else None
+    with (
+        error_policy(on_error, rejects) as errors,
+        AtomicOutput(output) as out,
+        SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=errors) as pool,
+    ):
+        trees = PredictedTrees(predicted, from_format, pool.report) if predicted else None
         for path, fmt in inputs:
-            sentences = progress.track(read_treebank(path, fmt, on_error=trees or errors), path, lambda s: len(s.raw))
-            for position, sentence in enumerate(sentences, 1):
-                if trees is not None:
-                    walk_policy = trees.policy_for(sentence, position)
+            sentences = enumerate(read_treebank(path, fmt, on_error=trees or pool.report), 1)
+            tasks = (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),
+                               trees.policy_for(s, p) if trees is not None else walk_policy, p))
+                     for p, s in sentences)
+            for (position, sentence), outcome in progress.track(pool.map(walk, tasks), path,
+                                                                lambda r: len(r[0][1].raw)):
                 try:
-                    text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
-                except TreebankError as err:
-                    errors(err)
+                    text = outcome.get()
+                except OracleUnavailable as err:
+                    errors(_unavailable(chosen, kind, err, sentence))
                     continue
                 except IncompleteDerivation as err:
                     errors(TreebankError(str(err), filename=sentence.filename, line=sentence.line,
@@ -137,7 +145,7 @@ def annotate_command(
                                             sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.identifier(position))
                     continue
-                out.write(text.encode("utf-8"))
+                out.write(text)
         if trees is not None:
             trees.finish()
     if timed_out:
@@ -166,19 +174,23 @@ def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
     return asked.value
 
 
-def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: int, *, labeled: bool, kind: str,
-           max_length: int, max_seconds: float | None, options: dict[str, Any]) -> Iterator[Step]:
-    """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
-    try:
-        return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
-                                 policy=policy, position=position, oracle=kind, max_length=max_length,
-                                 max_seconds=max_seconds, oracle_options=options)
-    except OracleUnavailable as err:
-        missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
-        limit = "--max-length raises the limit, " if kind == "exact" else ""
-        message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
-        raise TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
-                            raw=sentence.raw) from None
+def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]], str],
+               sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
+               max_length: int, max_seconds: float | None, options: dict[str, Any]) -> bytes:
+    """The encoded walk of one sentence (heads, labels or None, id, policy, position): the work of ``--jobs``."""
+    heads, labels, sent_id, policy, position = sentence
+    steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
+                              max_length=max_length, max_seconds=max_seconds, oracle_options=options)
+    return encode(sent_id, steps).encode("utf-8")
+
+
+def _unavailable(system: TransitionSystem, kind: str, err: OracleUnavailable, sentence: Sentence) -> TreebankError:
+    """A sentence the oracle cannot serve, as bad input naming it."""
+    missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
+    limit = "--max-length raises the limit, " if kind == "exact" else ""
+    message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
+    return TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
+                         raw=sentence.raw)
 
 
 def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:

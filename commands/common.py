@@ -129,6 +129,19 @@ OnTimeoutOpt = Annotated[
         "fallback, skip = left out, fail = an error (exit 2). Their ids go to stderr [default: lift].",
     ),
 ]
+def _jobs(value: int) -> int:
+    if value < 0:
+        raise typer.BadParameter("must be 0 (all cores) or a positive number of processes")
+    return value
+
+
+Jobs = Annotated[
+    int,
+    typer.Option(
+        "--jobs", "-j", metavar="N", callback=_jobs,
+        help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
+    ),
+]
 Quiet = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Optional
 
@@ -14,12 +15,13 @@ from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import LANGS, SPELLINGS
+from treetool.parallel import Outcome, SentencePool
 from treetool.report import JsonReportFile
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
     cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
@@ -135,6 +137,7 @@ def oracle_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Write a gold transition sequence for every sentence (static oracle of the system).
 
@@ -171,20 +174,23 @@ def oracle_command(
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
+    work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
     with (
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
             for path, fmt in inputs:
                 counts = SequenceCounts(path)
-                sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
-                for position, sentence in enumerate(sentences, 1):
-                    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
-                    result = _sequence(chosen, sentence, labeled, on_unparsable.value, budget, fail_on_timeout)
+                sentences = enumerate(read_treebank(path, fmt, on_error=pool.report), 1)
+                tasks = (((p, s), (s.head_list, s.deprels if labeled else None)) for p, s in sentences)
+                for (position, sentence), outcome in progress.track(pool.map(work, tasks), path,
+                                                                    lambda r: len(r[0][1].raw)):
+                    result = _sequence(outcome, sentence, fail_on_timeout)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)
                 per_file.append(counts)
@@ -200,12 +206,18 @@ def oracle_command(
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
 
 
-def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str, budget: Budget,
-              fail_on_timeout: bool) -> GoldSequence:
+def _gold(system: Any, on_unparsable: str, max_seconds: float | None,
+          tree: tuple[list[int], list[str] | None]) -> GoldSequence:
+    """The gold sequence of one tree (heads, labels or None): the per-sentence work of ``--jobs``."""
+    heads, labels = tree
+    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+    return gold_sequence(system, heads, labels, on_unparsable=on_unparsable, budget=budget)
+
+
+def _sequence(outcome: Outcome, sentence: Sentence, fail_on_timeout: bool) -> GoldSequence:
     """The gold sequence, with "cannot derive" and "out of time" turned into skips or located errors."""
     try:
-        return gold_sequence(system, sentence.head_list, sentence.deprels if labeled else None,
-                             on_unparsable=on_unparsable, budget=budget)
+        return outcome.get()
     except (NotDerivable, SentenceTimeout) as err:
         if isinstance(err, SentenceTimeout) and not fail_on_timeout:
             return GoldSequence(None, sentence.head_list, reason=f"timed out: {err}", timed_out=True)

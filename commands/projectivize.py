@@ -12,12 +12,13 @@ from treetool.projectivization.optimal import TIE_RULES
 from treetool.plots import GeometricMeanByLength, optimal_counts_figure
 from treetool.projectivization.driver import COUNT_COMMENT, METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
+from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     plot_file, plot_option, refuse_inapplicable, timeout_mode,
 )
@@ -90,6 +91,7 @@ def projectivize_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
 
@@ -131,13 +133,14 @@ def projectivize_command(
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, size_of=_input_bytes)
+            sentences = read_treebank(path, fmt, on_error=pool.report)
             means = counts.setdefault(path, GeometricMeanByLength()) if plot_out is not None else None
-            for sentence in projectivizer.run(sentences, stats):
+            for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)
                 if means is not None:
                     _count_trees(means, sentence)

@@ -15,6 +15,7 @@ naming it (``fail``); the report counts them as ``timed_out``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from .optimal import optimal_projective_score, optimal_projectivize_counted, opt
 from .pseudo import deprojectivize, pseudo_projectivize
 from ..budget import ON_TIMEOUT_MODES, UNLIMITED, Budget, SentenceTimeout
 from ..errors import TreebankError
+from ..parallel import Outcome, SentencePool, attempt
 from ..report import percent, ratio
 from ..sentence import Sentence
 from ..trees import is_projective
@@ -137,7 +139,6 @@ class _Job:
     heads: np.ndarray
     projective: bool
     needs_dp: bool  # for the optimal method: not projective, or not meeting the root constraint
-    solved: np.ndarray | None = None  # its optimal tree, when solved in a batch
 
     @classmethod
     def of(cls, sentence: Sentence, single_root: bool | None) -> _Job:
@@ -145,17 +146,6 @@ class _Job:
         projective = is_projective(heads)
         root_ok = single_root is not True or int((heads[1:] == 0).sum()) == 1
         return cls(sentence, heads, projective, not (projective and root_ok))
-
-
-def _chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
-    chunk: list[Sentence] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _label(sentence: Sentence) -> str:
@@ -194,74 +184,50 @@ class Projectivizer:
         Raises :class:`TreebankError` naming the sentence when it ran out of
         time with ``on_timeout="fail"``.
         """
-        return self._finish(_Job.of(sentence, self.options.single_root), stats)
+        job = _Job.of(sentence, self.options.single_root)
+        solved = attempt(functools.partial(solve_tree, self.options), job.heads) if job.needs_dp else None
+        return self._finish(job, stats, solved)
 
-    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None) -> Iterator[Sentence]:
+    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None,
+            pool: SentencePool | None = None) -> Iterator[Sentence]:
         """Projectivize a stream of sentences, in place, yielding each one to write.
 
-        Sentences are read ``WINDOW`` at a time; the short non-projective
-        ones of a window go through one batched DP
-        (:func:`optimal_projectivize_many`, the same trees, about twice as
-        fast), unless counting is asked for.
+        The optimal DPs run in ``pool`` (one process by default), in input
+        order; the short non-projective trees of ``WINDOW`` sentences at a
+        time go through one batched DP (:func:`optimal_projectivize_many`,
+        the same trees, about twice as fast), unless counting is asked for.
         """
         opts = self.options
-        window = self.WINDOW if opts.method == "optimal" and not opts.count else 1
-        for chunk in _chunks(sentences, window):
-            jobs = [_Job.of(sentence, opts.single_root) for sentence in chunk]
-            if window > 1:
-                self._solve_short(jobs)
-            for job in jobs:
-                if self._finish(job, stats):
-                    yield job.sentence
+        optimal = opts.method == "optimal"
+        jobs = (_Job.of(sentence, opts.single_root) for sentence in sentences)
+        tasks = ((job, job.heads if optimal and job.needs_dp else None) for job in jobs)
+        batch = functools.partial(solve_trees, opts, self.BATCH_MAX_WORDS) if optimal and not opts.count else None
+        for job, outcome in (pool or SentencePool()).map(functools.partial(solve_tree, opts), tasks,
+                                                          batch=batch, batch_size=self.WINDOW):
+            if self._finish(job, stats, outcome):
+                yield job.sentence
 
-    #: Sentences read ahead by :meth:`run`.
+    #: Sentences read ahead by :meth:`run` for a batched DP.
     WINDOW = 512
     #: Trees of at most this many words are batched; longer ones are solved
     #: alone (narrower keys, see ``optimal._solve_one``).
     BATCH_MAX_WORDS = 100
 
-    def _solve_short(self, jobs: list[_Job]) -> None:
-        """Solve the short trees that need the DP in one batch, setting ``job.solved``.
-
-        The batch runs under one budget of ``max_seconds``: if it runs out,
-        which a sentence that would finish alone in time cannot cause by
-        itself, the trees are left to be solved one by one, each under its
-        own budget, so what times out is the same as without batching.
-        """
-        opts = self.options
-        short = [job for job in jobs if job.needs_dp and len(job.heads) <= self.BATCH_MAX_WORDS + 1]
-        if len(short) < 2:
-            return
-        budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
-        try:
-            solved = optimal_projectivize_many(
-                [job.heads for job in short], single_root=opts.single_root, ties=opts.ties, budget=budget
-            )
-        except SentenceTimeout:
-            return
-        for job, heads in zip(short, solved):
-            job.solved = heads
-
-    def _finish(self, job: _Job, stats: ProjectivizeStats | None) -> bool:
-        """:meth:`apply` for an analysed sentence (its tree maybe already solved)."""
+    def _finish(self, job: _Job, stats: ProjectivizeStats | None, solved: Outcome | None) -> bool:
+        """:meth:`apply` for an analysed sentence; ``solved``: the outcome of :func:`solve_tree` when it needs the DP."""
         opts, sentence, heads = self.options, job.sentence, job.heads
         finished = True
         if opts.method == "optimal":
             count = 1
             if job.needs_dp:
-                new = job.solved
-                if new is None:
-                    budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
-                    try:
-                        new, count = optimal_projectivize_counted(
-                            heads, single_root=opts.single_root, ties=opts.ties, count=opts.count, budget=budget
-                        )
-                    except SentenceTimeout:
-                        if not self._timed_out(sentence, stats):
-                            return False
-                        new, count, finished = self._lift(sentence, heads), None, False
-                        if new is None:
-                            return False
+                try:
+                    new, count = solved.get()  # type: ignore[union-attr]
+                except SentenceTimeout:
+                    if not self._timed_out(sentence, stats):
+                        return False
+                    new, count, finished = self._lift(sentence, heads), None, False
+                    if new is None:
+                        return False
                 if _kept(heads, new) < len(heads) - 1:
                     sentence.set_tree(new)
             if opts.count and count is not None:
@@ -345,6 +311,36 @@ class Projectivizer:
         else:
             pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
             stats.pseudo_head_kept += _kept(heads, pseudo_heads)
+
+def solve_tree(options: ProjectivizeOptions, heads: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """An optimal projective tree of ``heads`` and, with ``options.count``, how many there are
+    (Nederhof 2019, section 3), under a budget of ``options.max_seconds``: the per-sentence work of ``--jobs``."""
+    budget = UNLIMITED if options.max_seconds is None else Budget(options.max_seconds)
+    return optimal_projectivize_counted(heads, single_root=options.single_root, ties=options.ties,
+                                        count=options.count, budget=budget)
+
+
+def solve_trees(options: ProjectivizeOptions, batch_max_words: int, trees: list[np.ndarray]) -> list[Outcome]:
+    """:func:`solve_tree` for each tree (not counting), the short ones through one batched DP.
+
+    The batch runs under one budget of ``max_seconds``: if it runs out,
+    which a tree that would finish alone in time cannot cause by itself,
+    the trees are solved one by one, each under its own budget, so what
+    times out is the same as without batching.
+    """
+    solve = functools.partial(solve_tree, options)
+    short = [i for i, heads in enumerate(trees) if len(heads) <= batch_max_words + 1]
+    solved: dict[int, Outcome] = {}
+    if len(short) >= 2:
+        budget = UNLIMITED if options.max_seconds is None else Budget(options.max_seconds)
+        try:
+            many = optimal_projectivize_many([trees[i] for i in short], single_root=options.single_root,
+                                             ties=options.ties, budget=budget)
+            solved = {i: Outcome((heads, None)) for i, heads in zip(short, many)}
+        except SentenceTimeout:
+            pass
+    return [solved[i] if i in solved else attempt(solve, heads) for i, heads in enumerate(trees)]
+
 
 def deprojectivize_sentence(sentence: Sentence, scheme: str = "head") -> int:
     """Undo pseudo-projectivization of ``sentence`` in place (MaltParser's ``-m deproj``).
