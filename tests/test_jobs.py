@@ -139,9 +139,9 @@ def test_first_bad_sentence_stops_both_runs_alike(args, real, tmp_path, forced):
 
 @pytest.mark.parametrize("args", [
     ["projectivize", "--count", "--report", "--format", "json"],
-    # Exact search on sentences of up to 8 words: the work itself rejects the longer ones, interleaved
+    # Exact search on sentences of up to 5 words: the work itself rejects the longer ones, interleaved
     # with the reader's rejects; the rejects file keeps input order.
-    ["annotate", "--system", "swap", "--max-length", "8"],
+    ["annotate", "--system", "swap", "--max-length", "5"],
 ])
 def test_skip_counts_and_rejects_are_the_same(args, real, tmp_path, forced):
     bad = with_bad_sentences(real, tmp_path / "bad.conllu")
