@@ -496,9 +496,11 @@ class _Table5:
         size = len(t.a)
         first = [size] * size
         for i, h in enumerate(t.head_pos):
-            if h >= 0:
-                first[i] = min(first[i], h)
-                first[h] = min(first[h], i)
+            if h >= 0:  # a gold arc between a_h and a_i
+                if h < first[i]:
+                    first[i] = h
+                if i < first[h]:
+                    first[h] = i
         self.first_link = first
         self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
         component_first = [size] * len(t.b)  # the paper's lambda': component root -> smallest linked l
