@@ -244,29 +244,6 @@ def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int],
 # --------------------------------------------------------------------------
 
 
-def critical_reduction(
-    words: Sequence[int], top: int, gold: Sequence[int], leftmost: Sequence[int]
-) -> tuple[list[int], int]:
-    """The stack and the critical buffer words of ``words``, and the number of the other buffer words (§5).
-
-    Nederhof (2019) §5, projective gold trees: a buffer word is *critical*
-    when its gold head is not in the buffer or one of its gold descendants
-    is not (a stack word or a word already attached). By properties (1)-(3)
-    some optimal computation gives every non-critical word its gold head and
-    no stack word a non-critical head, so the score is the number of
-    non-critical words plus the score over the stack and the critical words
-    alone. The buffer is a suffix ``first..n`` of the sentence and a gold
-    subtree is an interval starting at ``leftmost[b]``, so both tests are
-    comparisons with ``first``.
-    """
-    stack = list(words[: top + 1])
-    if len(words) == top + 1:
-        return stack, 0
-    first = words[top + 1]
-    critical = [b for b in words[top + 1 :] if gold[b] < first or leftmost[b] < first]
-    return stack + critical, len(words) - top - 1 - len(critical)
-
-
 def leftmost_descendants(gold: Sequence[int]) -> list[int]:
     """``leftmost[w]``: the smallest word in w's gold subtree (w included)."""
     leftmost = list(range(len(gold)))
@@ -325,7 +302,10 @@ class NederhofOracle:
         self.strategy = strategy
         self.budget = budget
         self.reduce_critical = reduce_critical
-        self.leftmost = leftmost_descendants(self.gold) if self.projective else None
+        # §5: buffer word b is critical for a buffer starting at `first` iff reach[b] < first
+        self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
+                      if self.projective else None)
+        self._critical_buffers: dict[int, list[int]] = {}  # first buffer word -> the critical buffer words
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
@@ -362,10 +342,35 @@ class NederhofOracle:
         """σ of the configuration with stack ``words[:top+1]`` and buffer ``words[top+1:]``."""
         if not (self.projective and self.reduce_critical):
             return tabular_score(words, top, self.gold, no_left, no_right, self.budget)
-        words, bonus = critical_reduction(words, top, self.gold, self.leftmost)
+        words, bonus = self._critical_reduction(words, top)
         if self.algorithm == "cubic":
             return bonus + tabular_score(words, top, self.gold, no_left, no_right, self.budget)
         return bonus + critical_score(words, top, self.gold, no_left, no_right, self.algorithm == "linear")
+
+    def _critical_reduction(self, words: list[int], top: int) -> tuple[list[int], int]:
+        """The stack and the critical buffer words of ``words``, and the number of the other buffer words (§5).
+
+        Nederhof (2019) §5, projective gold trees: a buffer word is *critical*
+        when its gold head is not in the buffer or one of its gold descendants
+        is not (a stack word or a word already attached). By properties (1)-(3)
+        some optimal computation gives every non-critical word its gold head and
+        no stack word a non-critical head, so the score is the number of
+        non-critical words plus the score over the stack and the critical words
+        alone. The buffer is a suffix ``first..n`` of the sentence and a gold
+        subtree is an interval starting at its leftmost descendant, so both
+        tests are one comparison ``reach[b] < first``, and the critical words
+        depend on ``first`` alone (cached: SH, LA and RA share them, and so do
+        later steps).
+        """
+        stack = words[: top + 1]
+        if len(words) == top + 1:
+            return stack, 0
+        first = words[top + 1]
+        critical = self._critical_buffers.get(first)
+        if critical is None:
+            reach = self.reach
+            critical = self._critical_buffers[first] = [b for b in words[top + 1 :] if reach[b] < first]
+        return stack + critical, len(words) - top - 1 - len(critical)
 
     def _successors(self, config: Configuration):
         """Per legal action: the configuration after it (words, top position), its arc's gold-ness, the strategy's bans.
@@ -397,6 +402,10 @@ class NederhofOracle:
 # --------------------------------------------------------------------------
 
 
+# buffer states of Table 5 (the paper's N, C, F), small ints so that memo keys are ints
+_N, _C, _F = 0, 1, 2
+
+
 class _Tables:
     """The tables of §5 for a stack ``a[0..k]`` and critical words ``b[1..m]`` (Table 5's notation).
 
@@ -405,47 +414,48 @@ class _Tables:
     critical gold child of a_i; ``root[j]`` (the paper's R): the rightmost
     critical word of b_j's component (its gold ancestor within the critical
     words); ``children[i]`` (nchildren): a_i's critical gold children, 0 when
-    the strategy bans a_i's right children.
+    the strategy bans a_i's right children. For the arc weights w between stack
+    words (1 gold, 0 not, impossible into the root or when banned): ``head_pos[i]``, the
+    stack position of a_i's gold head (-1 if none), and ``ban_left[i]`` /
+    ``ban_right[i]``, the strategy's bans on a_i's children.
     """
 
     def __init__(self, words: Sequence[int], top: int, gold: Sequence[int],
                  no_left: frozenset[int], no_right: frozenset[int]) -> None:
         self.a = a = list(words[: top + 1])
         self.b = b = [-1, *words[top + 1 :]]
-        self.gold, self.no_left, self.no_right = gold, no_left, no_right
         index = {w: j for j, w in enumerate(b) if j}
+        position = {w: i for i, w in enumerate(a)}
         self.p = p = [index.get(gold[w]) for w in a]
+        self.head_pos = [position.get(gold[w], -1) for w in a]
+        self.ban_left = [w in no_left for w in a] if no_left else [False] * len(a)
+        self.ban_right = ban_right = [w in no_right for w in a] if no_right else [False] * len(a)
         self.p_ge = p_ge = list(p)
         for i in range(top - 1, -1, -1):
             if p_ge[i] is None:
                 p_ge[i] = p_ge[i + 1]
         self.root = root = [None] * len(b)
-        for j in range(len(b) - 1, 0, -1):
-            h = index.get(gold[b[j]])
-            root[j] = j if h is None else root[h]
-        position = {w: i for i, w in enumerate(a)}
+        self.b_head_pos = b_head_pos = [-1] * len(b)  # stack position of b_j's gold head, -1 if none
         self.c = c = [None] * len(a)
         self.children = children = [0] * len(a)
-        for j in range(1, len(b)):
-            i = position.get(gold[b[j]])
-            if i is not None:
-                children[i] += 1
-                if c[i] is None:
-                    c[i] = j
-        for i, w in enumerate(a):
-            if w in no_right:
+        inner = 0  # critical words whose gold head is critical too
+        for j in range(len(b) - 1, 0, -1):
+            head = gold[b[j]]
+            h = index.get(head)
+            if h is None:
+                root[j] = j
+                i = position.get(head)
+                if i is not None:
+                    b_head_pos[j] = i
+                    children[i] += 1
+                    c[i] = j  # the loop runs right to left: the last one seen is the leftmost
+            else:
+                root[j] = root[h]
+                inner += 1
+        for i in range(len(a)):
+            if ban_right[i]:
                 children[i] = 0
-        self.M = sum(1 for j in range(1, len(b)) if gold[b[j]] in index)
-
-    def component(self, j: int | None) -> int | None:
-        return None if j is None else self.root[j]
-
-    def weight(self, i: int, j: int) -> int:
-        """w(i, j) between stack positions: 1 gold, 0 not, -1 impossible (into the root, or banned)."""
-        h, d = self.a[i], self.a[j]
-        if d == 0 or (d < h and h in self.no_left) or (d > h and h in self.no_right):
-            return _NO
-        return int(self.gold[d] == h)
+        self.M = inner
 
 
 class _Table5:
@@ -466,77 +476,84 @@ class _Table5:
     the paper. §6 replaces option 2 of score by 1 + score(i-1, j, q) for a
     gold arc, score(kappa(i), j, q) for another arc when lambda(i, j), else
     nothing, and score'(i-1, j) by score'(kappa(i), j) when lambda'(i, j).
+    The memos are keyed by one int (``(i * (k+1) + j) * 3 + q``): always
+    i < j <= k in score, and i <= k, j <= m in score'.
     """
 
     def __init__(self, tables: _Tables, linear: bool) -> None:
         self.t = t = tables
         self.linear = linear
-        self.memo: dict = {}
-        self.memo_prime: dict = {}
+        self.width = len(t.a)
+        self.memo: dict[int, int] = {}
+        self.memo_prime: dict[int, int] = {}
         if linear:
             self._linear_tables()
-        self.top_component = [t.component(x) for x in t.p_ge]
+        self.top_component = [None if x is None else t.root[x] for x in t.p_ge]
 
     def _linear_tables(self) -> None:
-        """kappa(i); first_link[j]: smallest l with a gold arc between a_l and a_j; first_component_link."""
+        """kappa(i); first_link[j]: smallest l with a gold arc between a_l and a_j; component_first (lambda')."""
         t = self.t
-        a, gold = t.a, t.gold
-        position = {w: i for i, w in enumerate(a)}
-        first = [len(a)] * len(a)
-        for i, w in enumerate(a):
-            h = position.get(gold[w])
-            if h is not None:
-                first[i] = min(first[i], h)
-                first[h] = min(first[h], i)
+        size = len(t.a)
+        first = [size] * size
+        for i, h in enumerate(t.head_pos):
+            if h >= 0:  # a gold arc between a_h and a_i
+                if h < first[i]:
+                    first[i] = h
+                if i < first[h]:
+                    first[h] = i
         self.first_link = first
-        self.kappa = [first[i] if first[i] < i else i - 1 for i in range(len(a))]
-        component_first: dict[int, int] = {}  # the paper's lambda': component root -> smallest linked l
-        links = [(i, head) for i, head in enumerate(t.p) if head is not None]
-        links += [(position[gold[t.b[j]]], j) for j in range(1, len(t.b)) if gold[t.b[j]] in position]
-        for i, j in links:
-            r = t.root[j]
-            if i < component_first.get(r, len(a)):
-                component_first[r] = i
+        self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
+        component_first = [size] * len(t.b)  # the paper's lambda': component root -> smallest linked l
+        root = t.root
+        for i, head in enumerate(t.p):
+            if head is not None and i < component_first[root[head]]:
+                component_first[root[head]] = i
+        for j, i in enumerate(t.b_head_pos):
+            if i >= 0 and i < component_first[root[j]]:
+                component_first[root[j]] = i
         self.component_first = component_first
 
     def total(self) -> int:
         t = self.t
         k = len(t.a) - 1
-        return t.M + self.score(k - 1, k, "N") + t.children[k]
+        return t.M + self.score(k - 1, k, _N) + t.children[k]
 
-    def score(self, i: int, j: int, q: str) -> int:
+    def score(self, i: int, j: int, q: int) -> int:
         if i < 0:
             return 0
-        key = (i, j, q)
+        key = (i * self.width + j) * 3 + q
         memo = self.memo
-        if key in memo:
-            return memo[key]
+        best = memo.get(key)
+        if best is not None:
+            return best
         t = self.t
         best = _NO
-        w = t.weight(i, j)
-        if w >= 0:
-            lost = t.c[i] is not None and q != "N" and t.c[i] == self.top_component[j]
-            best = t.children[i] - lost + w + self.score(i - 1, i, self._tau(i, j, q))
-        w = t.weight(j, i)
-        if w >= 0:
-            if not self.linear:
-                best = max(best, w + self.score(i - 1, j, q))
-            elif w == 1:
+        if not t.ban_right[i]:  # w(i, j), a_j into a_i
+            c = t.c[i]
+            lost = c is not None and q != _N and c == self.top_component[j]
+            gold_arc = t.head_pos[j] == i
+            best = t.children[i] - lost + gold_arc + self.score(i - 1, i, self._tau(i, j, q))
+        if i > 0 and not t.ban_left[j]:  # w(j, i), a_i into a_j
+            if t.head_pos[i] == j:
                 best = max(best, 1 + self.score(i - 1, j, q))
+            elif not self.linear:
+                best = max(best, self.score(i - 1, j, q))
             elif self.first_link[j] < i:
                 best = max(best, self.score(self.kappa[i], j, q))
-        if t.p[j] is not None and q != "C":
-            best = max(best, (q == "N") + self.score_prime(i, t.p[j]))
+        head = t.p[j]
+        if head is not None and q != _C:
+            best = max(best, (q == _N) + self.score_prime(i, head))
         memo[key] = best
         return best
 
     def score_prime(self, i: int, j: int) -> int:
         if i < 0:
             return 0
-        key = (i, j)
+        key = i * len(self.t.b) + j
         memo = self.memo_prime
-        if key in memo:
-            return memo[key]
+        best = memo.get(key)
+        if best is not None:
+            return best
         t = self.t
         best = _NO
         if i > 0:
@@ -545,22 +562,22 @@ class _Table5:
                 best = 1 + self.score_prime(i - 1, head)
             elif not self.linear:
                 best = self.score_prime(i - 1, j)
-            elif self.component_first.get(t.root[j], len(t.a)) < i:
+            elif self.component_first[t.root[j]] < i:
                 best = self.score_prime(self.kappa[i], j)
         best = max(best, t.children[i] + self.score(i - 1, i, self._tau_prime(i, j)))
         memo[key] = best
         return best
 
-    def _tau(self, i: int, j: int, q: str) -> str:
+    def _tau(self, i: int, j: int, q: int) -> int:
         top = self.top_component
-        if q == "N" or top[i] != top[j]:
-            return "N"
-        return "F" if self.t.p_ge[i] != self.t.p_ge[j] else q
+        if q == _N or top[i] != top[j]:
+            return _N
+        return _F if self.t.p_ge[i] != self.t.p_ge[j] else q
 
-    def _tau_prime(self, i: int, j: int) -> str:
+    def _tau_prime(self, i: int, j: int) -> int:
         if self.top_component[i] != self.t.root[j]:
-            return "N"
-        return "F" if self.t.p_ge[i] != j else "C"
+            return _N
+        return _F if self.t.p_ge[i] != j else _C
 
 
 def critical_score(words: Sequence[int], top: int, gold: Sequence[int], no_left: frozenset[int] = frozenset(),
