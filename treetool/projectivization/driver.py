@@ -153,6 +153,11 @@ def _label(sentence: Sentence) -> str:
     return sentence.sent_id or f"{sentence.filename}:{sentence.line}"
 
 
+#: The least time the ``lift`` fallback gets: a budget set tight for the DP must not starve the lifting of an
+#: ordinary long sentence (a few milliseconds idle, more on a loaded machine).
+LIFT_MIN_SECONDS = 1.0
+
+
 class Projectivizer:
     """Projectivize sentences in place, counting as it goes.
 
@@ -162,7 +167,7 @@ class Projectivizer:
     ``timed_out`` names the sentences that ran out of time (the first
     ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all). With
     ``on_timeout="lift"`` the lifting gets a budget of ``max_seconds`` of its
-    own; a sentence that exhausts it too is left out (``lift_timed_out``).
+    own (at least ``LIFT_MIN_SECONDS``); a sentence that exhausts it too is left out (``lift_timed_out``).
     """
 
     SHOWN_TIMEOUTS = 10
@@ -259,7 +264,8 @@ class Projectivizer:
     def _lift(self, sentence: Sentence, heads: list[int]) -> np.ndarray | None:
         """``--on-timeout lift``: MaltParser's baseline lifting, under a budget of its own (None: out of time too)."""
         try:
-            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=Budget(self.options.max_seconds))[0]
+            seconds = max(self.options.max_seconds, LIFT_MIN_SECONDS)
+            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=Budget(seconds))[0]
         except SentenceTimeout:
             self.lift_timed_out += 1
             return None
