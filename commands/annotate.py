@@ -23,7 +23,7 @@ from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, refuse_inapplicable,
+    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
@@ -47,8 +47,7 @@ RULES = (
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("max_seconds",), lambda v: v["budgeted"],
              "acts only with exact search or an oracle that takes a budget (arc-standard's cubic algorithm, attardi --degree 2)"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; annotate takes skip or fail"),
+    no_lift("annotate"),
 )
 
 

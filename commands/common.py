@@ -351,6 +351,12 @@ COMMON_RULES = (
 )
 
 
+def no_lift(command: str) -> OnlyWhen:
+    """The rule of a command whose timeouts can only be skipped or fail: ``lift`` is projectivize's fallback."""
+    return OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+                    f"lift applies to projectivize only; {command} takes skip or fail")
+
+
 def dependency_inputs(ctx: typer.Context, files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:
     """:func:`input_formats` for a command that works on dependency trees: PTB input is refused up front,
     before any file is read or written, naming the file."""

@@ -20,7 +20,7 @@ from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
+    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
@@ -30,8 +30,7 @@ RULES = (
     OnlyWhen(("max_degree",), lambda v: v["bottom_up"], "applies to attardi and arc-standard only"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"],
              "acts only on a system without a static oracle of its own (generic search)"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; coverage takes skip or fail"),
+    no_lift("coverage"),
 )
 
 

@@ -22,7 +22,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
+    cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .progress import SentenceProgress
@@ -44,8 +44,7 @@ RULES = (
     OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"].value == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "or --on-unparsable projectivize"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; oracle takes skip or fail"),
+    no_lift("oracle"),
 )
 OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
 
