@@ -59,7 +59,7 @@ from typing import Any, Sequence
 from treetool.budget import UNLIMITED
 
 from .attardi import bottom_up_run
-from .system import Action, Configuration, as_heads
+from .system import Action, Configuration, OracleUnavailable, as_heads
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS"]
 
@@ -348,7 +348,11 @@ class AttardiDegree2Oracle:
         """Every legal action -> its cost (a new dict; the last answer is kept for :meth:`optimal`)."""
         last, answer = self._last
         if last is not config:
-            answer = self._costs(config)
+            try:
+                answer = self._costs(config)
+            except RecursionError:  # the table recurses along the reduced buffer: hundreds of words deep
+                raise OracleUnavailable(f"the tabular loss recurses too deep for this configuration "
+                                        f"({len(config.stack)} stack and {len(config.buffer)} buffer words)") from None
             self._last = (config, answer)
         return dict(answer)
 
