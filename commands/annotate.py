@@ -142,7 +142,7 @@ def annotate_command(
                         what = "exact search" if kind == "exact" else "oracle"
                         raise TreebankError(f"{what}: {err}", filename=sentence.filename, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
-                    timed_out.append(sentence.identifier(position))
+                    timed_out.append(sentence.location())
                     continue
                 out.write(text)
         if trees is not None:

@@ -94,7 +94,7 @@ def coverage_command(
                     if on_timeout is not None and on_timeout.value == "fail":
                         raise TreebankError(str(err), filename=path, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
-                    timed_out.append(sentence.identifier(position))
+                    timed_out.append(sentence.location())
             per_file.append(counter.result)
             total.merge(counter.result)
     if timed_out:

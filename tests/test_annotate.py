@@ -331,6 +331,15 @@ def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
     assert failed.returncode == 2 and b"g.conllu:4: exact search: " in failed.stderr and b"(sentence big)" in failed.stderr
 
 
+def test_a_timed_out_sentence_without_sent_id_is_named_by_file_and_line(tmp_path):
+    """Warnings name a sentence as the error messages do (sent_id, else file:line), not by a position to count."""
+    path = tmp_path / "g.conllu"
+    path.write_text(conllu([(None, [-1, 0], None), (None, [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
+    result = run("annotate", path, "--system", "swap", "--max-seconds", "0.2")
+    assert result.returncode == 0
+    assert f"was skipped: {path}:3".encode() in result.stderr
+
+
 REFUSED = [
     (["--error-rate", "0.2"], "--error-rate needs --policy explore"),
     (["--seed", "3"], "--seed needs --policy explore"),

@@ -229,6 +229,14 @@ class Sentence:
         """
         return self.sent_id or str(position)
 
+    def location(self) -> str:
+        """How messages for a human name this sentence: its ``# sent_id``, else ``file:line`` (where an editor opens it).
+
+        :meth:`identifier` is for output records, which stay aligned with the
+        input; a warning on stderr is read by someone who wants to go and look.
+        """
+        return self.sent_id or f"{self.filename}:{self.line}"
+
     def comment_value(self, key: str) -> str | None:
         """The value of the comment ``# key = value`` before the first word, or None."""
         found = self._comment_row(key)

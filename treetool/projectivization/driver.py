@@ -148,11 +148,6 @@ class _Job:
         return cls(sentence, heads, projective, not (projective and root_ok))
 
 
-def _label(sentence: Sentence) -> str:
-    """How a sentence is named in messages: its sent_id, else file:line."""
-    return sentence.sent_id or f"{sentence.filename}:{sentence.line}"
-
-
 #: The least time the ``lift`` fallback gets: a budget set tight for the DP must not starve the lifting of an
 #: ordinary long sentence (a few milliseconds idle, more on a loaded machine).
 LIFT_MIN_SECONDS = 1.0
@@ -256,7 +251,7 @@ class Projectivizer:
             )
         self.timed_out_count += 1
         if len(self.timed_out) < self.SHOWN_TIMEOUTS:
-            self.timed_out.append(_label(sentence))
+            self.timed_out.append(sentence.location())
         if stats is not None:
             stats.timed_out += 1
         return self.options.on_timeout == "lift"
