@@ -51,7 +51,7 @@ trees of up to 9.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Sequence
+from typing import Any, Hashable, NamedTuple, Sequence
 
 from treetool.budget import UNLIMITED
 from treetool.trees import is_projective
@@ -71,6 +71,7 @@ STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
 PROJECTIVE_ONLY = ("quadratic", "linear")
 
 _NO = -1  # an impossible item (scores are >= 0 otherwise)
+_NONE: frozenset[int] = frozenset()
 
 
 # --------------------------------------------------------------------------
@@ -305,7 +306,7 @@ class NederhofOracle:
         # §5: buffer word b is critical for a buffer starting at `first` iff reach[b] < first
         self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
-        self._critical_buffers: dict[int, list[int]] = {}  # first buffer word -> the critical buffer words
+        self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
@@ -315,8 +316,9 @@ class NederhofOracle:
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         out: dict[Action, int] = {}
-        for action, words, top, arc, no_left, no_right in self._successors(config):
-            out[action] = arc + self._score(words, top, no_left, no_right)
+        buffer = config.buffer
+        for action, stack, offset, arc, no_left, no_right in self._successors(config):
+            out[action] = arc + self._score(stack, buffer, offset, no_left, no_right)
         return out
 
     def costs(self, config: Configuration) -> dict[Action, int]:
@@ -338,17 +340,20 @@ class NederhofOracle:
             costs = self.costs(config)
         return [action for action, cost in costs.items() if cost == 0]
 
-    def _score(self, words: list[int], top: int, no_left: frozenset[int], no_right: frozenset[int]) -> int:
-        """σ of the configuration with stack ``words[:top+1]`` and buffer ``words[top+1:]``."""
+    def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
+               no_right: frozenset[int]) -> int:
+        """σ of the configuration with stack ``stack`` and buffer ``buffer[offset:]``."""
+        top = len(stack) - 1
         if not (self.projective and self.reduce_critical):
-            return tabular_score(words, top, self.gold, no_left, no_right, self.budget)
-        words, bonus = self._critical_reduction(words, top)
+            return tabular_score(stack + list(buffer[offset:]), top, self.gold, no_left, no_right, self.budget)
+        side = self._buffer_side(buffer[offset] if offset < len(buffer) else None)
+        bonus = len(buffer) - offset - side.size
         if self.algorithm == "cubic":
-            return bonus + tabular_score(words, top, self.gold, no_left, no_right, self.budget)
-        return bonus + critical_score(words, top, self.gold, no_left, no_right, self.algorithm == "linear")
+            return bonus + tabular_score(stack + side.b[1:], top, self.gold, no_left, no_right, self.budget)
+        return bonus + _Table5(stack, side, self.gold, no_left, no_right, self.algorithm == "linear").total()
 
-    def _critical_reduction(self, words: list[int], top: int) -> tuple[list[int], int]:
-        """The stack and the critical buffer words of ``words``, and the number of the other buffer words (§5).
+    def _buffer_side(self, first: int | None) -> _BufferSide:
+        """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
 
         Nederhof (2019) §5, projective gold trees: a buffer word is *critical*
         when its gold head is not in the buffer or one of its gold descendants
@@ -359,21 +364,18 @@ class NederhofOracle:
         alone. The buffer is a suffix ``first..n`` of the sentence and a gold
         subtree is an interval starting at its leftmost descendant, so both
         tests are one comparison ``reach[b] < first``, and the critical words
-        depend on ``first`` alone (cached: SH, LA and RA share them, and so do
-        later steps).
+        depend on ``first`` alone: cached, so that SH, LA and RA and later
+        steps share them (with the buffer-only tables built from them).
         """
-        stack = words[: top + 1]
-        if len(words) == top + 1:
-            return stack, 0
-        first = words[top + 1]
-        critical = self._critical_buffers.get(first)
-        if critical is None:
+        side = self._critical_buffers.get(first)
+        if side is None:
             reach = self.reach
-            critical = self._critical_buffers[first] = [b for b in words[top + 1 :] if reach[b] < first]
-        return stack + critical, len(words) - top - 1 - len(critical)
+            critical = [] if first is None else [b for b in range(first, len(reach)) if reach[b] < first]
+            side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
+        return side
 
     def _successors(self, config: Configuration):
-        """Per legal action: the configuration after it (words, top position), its arc's gold-ness, the strategy's bans.
+        """Per legal action: its stack and buffer offset after it, its arc's gold-ness, the strategy's bans.
 
         §4: after SH the old top can take no more left children under
         (strict) left-before-right; after RA (s1 -> s0) s1 has a right child,
@@ -381,20 +383,20 @@ class NederhofOracle:
         has a left child, so under right-before-left it takes no more right
         children; strict bans left children of every lower stack word.
         """
-        stack, buffer, gold, strategy = list(config.stack), list(config.buffer), self.gold, self.strategy
+        stack, buffer, gold, strategy = list(config.stack), config.buffer, self.gold, self.strategy
         strict = strategy == "strict"
         if buffer:
-            no_left = frozenset(stack) if strict else frozenset(stack[-1:]) if strategy == "left-before-right" else frozenset()
-            yield "SH", stack + buffer, len(stack), 0, no_left, frozenset()
+            no_left = frozenset(stack) if strict else frozenset(stack[-1:]) if strategy == "left-before-right" else _NONE
+            yield "SH", stack + [buffer[0]], 1, 0, no_left, _NONE
         if len(stack) < 2:
             return
         s0, s1 = stack[-1], stack[-2]
         if s1 != 0:
-            no_right = frozenset([s0]) if strategy == "right-before-left" else frozenset()
-            no_left = frozenset(stack[:-2]) if strict else frozenset()
-            yield "LA", stack[:-2] + [s0] + buffer, len(stack) - 2, int(gold[s1] == s0), no_left, no_right
-        no_left = frozenset(stack[:-1]) if strict else frozenset()
-        yield "RA", stack[:-1] + buffer, len(stack) - 2, int(gold[s0] == s1), no_left, frozenset()
+            no_right = frozenset([s0]) if strategy == "right-before-left" else _NONE
+            no_left = frozenset(stack[:-2]) if strict else _NONE
+            yield "LA", stack[:-2] + [s0], 0, int(gold[s1] == s0), no_left, no_right
+        no_left = frozenset(stack[:-1]) if strict else _NONE
+        yield "RA", stack[:-1], 0, int(gold[s0] == s1), no_left, _NONE
 
 
 # --------------------------------------------------------------------------
@@ -406,60 +408,52 @@ class NederhofOracle:
 _N, _C, _F = 0, 1, 2
 
 
-class _Tables:
-    """The tables of §5 for a stack ``a[0..k]`` and critical words ``b[1..m]`` (Table 5's notation).
+class _BufferSide(NamedTuple):
+    """The critical words ``b[1..m]`` of one buffer and the tables of §5 that depend on them alone.
 
-    ``p[i]``: the critical gold head of a_i (index into b, or None);
-    ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] = p[k]); ``c[i]``: the leftmost
-    critical gold child of a_i; ``root[j]`` (the paper's R): the rightmost
-    critical word of b_j's component (its gold ancestor within the critical
-    words); ``children[i]`` (nchildren): a_i's critical gold children, 0 when
-    the strategy bans a_i's right children. For the arc weights w between stack
-    words (1 gold, 0 not, impossible into the root or when banned): ``head_pos[i]``, the
-    stack position of a_i's gold head (-1 if none), and ``ban_left[i]`` /
-    ``ban_right[i]``, the strategy's bans on a_i's children.
+    ``b``: ``[-1, *critical words]`` (1-based, Table 5's notation); ``index``:
+    critical word -> j; ``root`` (the paper's R): the rightmost critical word
+    of b_j's component (its gold ancestor within the critical words);
+    ``inner`` (the paper's M): how many critical words have a critical gold
+    head; ``attach``: ``(j, gold head)`` of every component root, right to
+    left (its head is a stack word or outside the configuration).
     """
 
-    def __init__(self, words: Sequence[int], top: int, gold: Sequence[int],
-                 no_left: frozenset[int], no_right: frozenset[int]) -> None:
-        self.a = a = list(words[: top + 1])
-        self.b = b = [-1, *words[top + 1 :]]
+    b: list[int]
+    index: dict[int, int]
+    root: list[int]
+    inner: int
+    attach: list[tuple[int, int]]
+    size: int
+
+    @classmethod
+    def build(cls, critical: list[int], gold: Sequence[int]) -> "_BufferSide":
+        b = [-1, *critical]
         index = {w: j for j, w in enumerate(b) if j}
-        position = {w: i for i, w in enumerate(a)}
-        self.p = p = [index.get(gold[w]) for w in a]
-        self.head_pos = [position.get(gold[w], -1) for w in a]
-        self.ban_left = [w in no_left for w in a] if no_left else [False] * len(a)
-        self.ban_right = ban_right = [w in no_right for w in a] if no_right else [False] * len(a)
-        self.p_ge = p_ge = list(p)
-        for i in range(top - 1, -1, -1):
-            if p_ge[i] is None:
-                p_ge[i] = p_ge[i + 1]
-        self.root = root = [None] * len(b)
-        self.b_head_pos = b_head_pos = [-1] * len(b)  # stack position of b_j's gold head, -1 if none
-        self.c = c = [None] * len(a)
-        self.children = children = [0] * len(a)
-        inner = 0  # critical words whose gold head is critical too
+        root = list(range(len(b)))
+        attach = []
         for j in range(len(b) - 1, 0, -1):
             head = gold[b[j]]
             h = index.get(head)
             if h is None:
-                root[j] = j
-                i = position.get(head)
-                if i is not None:
-                    b_head_pos[j] = i
-                    children[i] += 1
-                    c[i] = j  # the loop runs right to left: the last one seen is the leftmost
+                attach.append((j, head))
             else:
                 root[j] = root[h]
-                inner += 1
-        for i in range(len(a)):
-            if ban_right[i]:
-                children[i] = 0
-        self.M = inner
+        return cls(b, index, root, len(critical) - len(attach), attach, len(critical))
 
 
 class _Table5:
     """The recursions of Nederhof (2019) Table 5 (§5), with the pruning of §6 when ``linear``.
+
+    Tables for a stack ``a[0..k]`` and the critical words ``b[1..m]`` of a
+    :class:`_BufferSide`: ``p[i]``: the critical gold head of a_i (index into
+    b, or None); ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] = p[k]);
+    ``top[i]``: the component of p_ge[i]; ``c[i]``: the leftmost critical
+    gold child of a_i; ``children[i]`` (nchildren): a_i's critical gold
+    children, 0 when the strategy bans a_i's right children. For the arc
+    weights w between stack words (1 gold, 0 not, impossible into the root or
+    when banned): ``head_pos[i]``, the stack position of a_i's gold head (-1
+    if none), and ``ban_left[i]`` / ``ban_right[i]``, the strategy's bans.
 
     Reconstruction (Table 5 and §6 are garbled in the machine conversion;
     checked against the cubic algorithm on every configuration of every
@@ -477,110 +471,127 @@ class _Table5:
     gold arc, score(kappa(i), j, q) for another arc when lambda(i, j), else
     nothing, and score'(i-1, j) by score'(kappa(i), j) when lambda'(i, j).
     The memos are keyed by one int (``(i * (k+1) + j) * 3 + q``): always
-    i < j <= k in score, and i <= k, j <= m in score'.
+    i < j <= k in score, and i <= k, j <= m in score'. The buffer-side
+    tables come from the oracle's per-buffer cache; this class builds only
+    the stack side, in as few passes as possible (it is the hot loop of
+    ``annotate --system arc-standard``).
     """
 
-    def __init__(self, tables: _Tables, linear: bool) -> None:
-        self.t = t = tables
-        self.linear = linear
-        self.width = len(t.a)
+    def __init__(self, a: list[int], side: _BufferSide, gold: Sequence[int], no_left: frozenset[int],
+                 no_right: frozenset[int], linear: bool) -> None:
+        self.side, self.linear = side, linear
+        self.width = size = len(a)
+        index, root = side.index, side.root
+        position = {w: i for i, w in enumerate(a)}
+        heads = [gold[w] for w in a]
+        self.p = p = [index.get(h) for h in heads]
+        self.head_pos = head_pos = [position.get(h, -1) for h in heads]
+        self.ban_left = [w in no_left for w in a] if no_left else [False] * size
+        self.ban_right = ban_right = [w in no_right for w in a] if no_right else [False] * size
+        # §6's lambda' per component root: the smallest stack position linked to the component by a gold arc
+        self.component_first = component_first = [size] * len(root)
+        self.top = top = [None] * size  # the component of P>=(i)
+        self.p_ge = p_ge = list(p)
+        last = None
+        for i in range(size - 1, -1, -1):
+            if p_ge[i] is None:
+                p_ge[i] = last
+            else:
+                last = p_ge[i]
+                component_first[root[last]] = i  # descending: the smallest i stays
+            if last is not None:
+                top[i] = root[last]
+        self.c = c = [None] * size
+        self.children = children = [0] * size
+        for j, head in side.attach:  # right to left: the last one seen is the leftmost
+            i = position.get(head)
+            if i is not None:
+                children[i] += 1
+                c[i] = j
+                if i < component_first[j]:  # j is its component's root
+                    component_first[j] = i
+        if no_right:
+            for i in range(size):
+                if ban_right[i]:
+                    children[i] = 0
         self.memo: dict[int, int] = {}
         self.memo_prime: dict[int, int] = {}
-        if linear:
-            self._linear_tables()
-        self.top_component = [None if x is None else t.root[x] for x in t.p_ge]
-
-    def _linear_tables(self) -> None:
-        """kappa(i); first_link[j]: smallest l with a gold arc between a_l and a_j; component_first (lambda')."""
-        t = self.t
-        size = len(t.a)
-        first = [size] * size
-        for i, h in enumerate(t.head_pos):
-            if h >= 0:  # a gold arc between a_h and a_i
-                if h < first[i]:
-                    first[i] = h
-                if i < first[h]:
-                    first[h] = i
-        self.first_link = first
-        self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
-        component_first = [size] * len(t.b)  # the paper's lambda': component root -> smallest linked l
-        root = t.root
-        for i, head in enumerate(t.p):
-            if head is not None and i < component_first[root[head]]:
-                component_first[root[head]] = i
-        for j, i in enumerate(t.b_head_pos):
-            if i >= 0 and i < component_first[root[j]]:
-                component_first[root[j]] = i
-        self.component_first = component_first
+        if linear:  # §6: first_link[j], the smallest l with a gold arc between a_l and a_j; kappa(i)
+            self.first_link = first = [size] * size
+            for i, h in enumerate(head_pos):
+                if h >= 0:
+                    if h < first[i]:
+                        first[i] = h
+                    if i < first[h]:
+                        first[h] = i
+            self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
 
     def total(self) -> int:
-        t = self.t
-        k = len(t.a) - 1
-        return t.M + self.score(k - 1, k, _N) + t.children[k]
+        k = self.width - 1
+        return self.side.inner + (self.score(k - 1, k, _N) if k else 0) + self.children[k]
 
     def score(self, i: int, j: int, q: int) -> int:
-        if i < 0:
-            return 0
+        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls)."""
         key = (i * self.width + j) * 3 + q
         memo = self.memo
         best = memo.get(key)
         if best is not None:
             return best
-        t = self.t
         best = _NO
-        if not t.ban_right[i]:  # w(i, j), a_j into a_i
-            c = t.c[i]
-            lost = c is not None and q != _N and c == self.top_component[j]
-            gold_arc = t.head_pos[j] == i
-            best = t.children[i] - lost + gold_arc + self.score(i - 1, i, self._tau(i, j, q))
-        if i > 0 and not t.ban_left[j]:  # w(j, i), a_i into a_j
-            if t.head_pos[i] == j:
-                best = max(best, 1 + self.score(i - 1, j, q))
+        if not self.ban_right[i]:  # w(i, j), a_j into a_i
+            c = self.c[i]
+            top = self.top
+            lost = c is not None and q != _N and c == top[j]
+            if q == _N or top[i] != top[j]:  # tau(i, j, q)
+                tau = _N
+            else:
+                p_ge = self.p_ge
+                tau = _F if p_ge[i] != p_ge[j] else q
+            best = self.children[i] - lost + (self.head_pos[j] == i) + (self.score(i - 1, i, tau) if i else 0)
+        if i > 0 and not self.ban_left[j]:  # w(j, i), a_i into a_j
+            if self.head_pos[i] == j:
+                other = 1 + self.score(i - 1, j, q)
+                if other > best:
+                    best = other
             elif not self.linear:
-                best = max(best, self.score(i - 1, j, q))
+                other = self.score(i - 1, j, q)
+                if other > best:
+                    best = other
             elif self.first_link[j] < i:
-                best = max(best, self.score(self.kappa[i], j, q))
-        head = t.p[j]
+                other = self.score(self.kappa[i], j, q)
+                if other > best:
+                    best = other
+        head = self.p[j]
         if head is not None and q != _C:
-            best = max(best, (q == _N) + self.score_prime(i, head))
+            other = (q == _N) + self.score_prime(i, head)
+            if other > best:
+                best = other
         memo[key] = best
         return best
 
     def score_prime(self, i: int, j: int) -> int:
-        if i < 0:
-            return 0
-        key = i * len(self.t.b) + j
+        """Table 5's score'(i, j), for i >= 0."""
+        root = self.side.root
+        key = i * len(root) + j
         memo = self.memo_prime
         best = memo.get(key)
         if best is not None:
             return best
-        t = self.t
         best = _NO
         if i > 0:
-            head = t.p[i]
-            if head is not None and t.root[head] == t.root[j]:
+            head = self.p[i]
+            if head is not None and root[head] == root[j]:
                 best = 1 + self.score_prime(i - 1, head)
             elif not self.linear:
                 best = self.score_prime(i - 1, j)
-            elif self.component_first[t.root[j]] < i:
+            elif self.component_first[root[j]] < i:
                 best = self.score_prime(self.kappa[i], j)
-        best = max(best, t.children[i] + self.score(i - 1, i, self._tau_prime(i, j)))
+        if self.top[i] != root[j]:  # tau'(i, j)
+            tau = _N
+        else:
+            tau = _F if self.p_ge[i] != j else _C
+        other = self.children[i] + (self.score(i - 1, i, tau) if i else 0)
+        if other > best:
+            best = other
         memo[key] = best
         return best
-
-    def _tau(self, i: int, j: int, q: int) -> int:
-        top = self.top_component
-        if q == _N or top[i] != top[j]:
-            return _N
-        return _F if self.t.p_ge[i] != self.t.p_ge[j] else q
-
-    def _tau_prime(self, i: int, j: int) -> int:
-        if self.top_component[i] != self.t.root[j]:
-            return _N
-        return _F if self.t.p_ge[i] != j else _C
-
-
-def critical_score(words: Sequence[int], top: int, gold: Sequence[int], no_left: frozenset[int] = frozenset(),
-                   no_right: frozenset[int] = frozenset(), linear: bool = True) -> int:
-    """σ over a stack ``words[:top+1]`` and *critical* buffer words ``words[top+1:]`` (§5 quadratic, §6 linear)."""
-    return _Table5(_Tables(words, top, gold, no_left, no_right), linear).total()
