@@ -40,8 +40,9 @@ RULES = (
     OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"].value == "pseudo",
              "applies to --method pseudo only"),
     OnlyWhen(("plot",), lambda v: v["count"], "needs --count (it plots the counts)"),
-    OnlyWhen(("max_seconds",), lambda v: v["method"].value == "optimal",
-             "applies to --method optimal only (pseudo-projectivization is linear-time)"),
+    OnlyWhen(("on_timeout",), lambda v: v["method"].value == "optimal" or v["on_timeout"] is None
+             or v["on_timeout"].value != "lift",
+             "lift applies to --method optimal only: pseudo-projectivization is the lifting (use skip or fail)"),
 )
 
 REPORT_COLUMNS = [
@@ -101,7 +102,9 @@ def projectivize_command(
     2019, Table 6: pseudo with the head scheme, labels stripped, vs optimal).
     With --max-seconds, a sentence whose optimal DP runs out of time is
     written with MaltParser's baseline lifting (projective, labels untouched),
-    left out, or an error (--on-timeout lift|skip|fail).
+    left out, or an error (--on-timeout lift|skip|fail). Pseudo-projectivization
+    takes --max-seconds too (a tree whose arcs mostly cross needs a lift per
+    word: minutes for a few thousand words); its default is skip.
 
     Examples:
 
@@ -119,7 +122,8 @@ def projectivize_command(
     options = ProjectivizeOptions(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
         scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
-        max_seconds=max_seconds, on_timeout=timeout_mode(on_timeout),
+        max_seconds=max_seconds,
+        on_timeout=timeout_mode(on_timeout) if method.value == "optimal" or on_timeout else "skip",
     )
     want_report = show_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)

@@ -269,7 +269,7 @@ def test_timed_out_sentence_gets_no_count(long_input):
 def test_budget_options_are_refused_where_they_cannot_act():
     sample = SAMPLE_DATA / "en_sample.conllu"
     for args, word in (
-        (["--method", "pseudo", "--max-seconds", "1"], "--max-seconds"),
+        (["--method", "pseudo", "--max-seconds", "1", "--on-timeout", "lift"], "--on-timeout"),
         (["--on-timeout", "skip"], "--on-timeout"),
         (["--max-seconds", "0"], "--max-seconds"),
         (["--max-seconds", "-1"], "--max-seconds"),
@@ -395,3 +395,54 @@ def test_on_timeout_lift_is_bounded_too(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "lifting ran out of time too for 1, left out" in result.stderr
     assert [s.sent_id for s in read_treebank(str(out))] == ["short-1"]
+
+
+def _scattered_input(tmp_path):
+    """A short tree and a random 1,500-word tree whose arcs mostly cross (hundreds of lifts: over a minute)."""
+    rng = random.Random(5)
+    heads = [-1, 0] + [rng.randrange(1, d) for d in range(2, 1501)]
+    perm = list(range(1, 1501))
+    rng.shuffle(perm)
+    position = {w: i + 1 for i, w in enumerate(perm)}
+    scattered = [-1] * 1501
+    for w in range(1, 1501):
+        scattered[position[w]] = 0 if heads[w] == 0 else position[heads[w]]
+    path = tmp_path / "scattered.conllu"
+    path.write_text(conllu([-1, 2, 0, 2], "short-1") + conllu(scattered, "scattered-1"))
+    return path
+
+
+def test_pseudo_projectivization_is_bounded_by_max_seconds(tmp_path):
+    """Pseudo-projectivization is not linear-time: --max-seconds bounds it, skip by default, fail on request."""
+    path, out = _scattered_input(tmp_path), tmp_path / "out.conllu"
+    start = time.perf_counter()
+    result = invoke("projectivize", path, "--method", "pseudo", "--max-seconds", "0.3", "--report", "-o", out)
+    assert time.perf_counter() - start < 10
+    assert result.exit_code == 0, result.stderr
+    assert "1 sentence ran out of time (--max-seconds 0.3) and was left out: scattered-1" in result.stderr
+    assert [s.sent_id for s in read_treebank(str(out))] == ["short-1"]
+    failed = invoke("projectivize", path, "--method", "pseudo", "--max-seconds", "0.3", "--on-timeout", "fail",
+                    "-o", tmp_path / "f.conllu")
+    assert failed.exit_code == 2
+    assert "scattered.conllu:6: pseudo-projectivization ran out of time (--max-seconds 0.3)" in failed.stderr
+    refused = invoke("projectivize", path, "--method", "pseudo", "--max-seconds", "1", "--on-timeout", "lift")
+    assert refused.exit_code == 2 and "applies to --method optimal only" in refused.stderr
+
+
+def test_report_comparison_is_bounded_too(tmp_path):
+    """The report runs the other method per sentence: under the budget, one it cannot finish is not compared.
+
+    One crossing arc in 1,500 words: pseudo-projectivization lifts once (fast),
+    the optimal DP the report compares with is cubic (minutes unbounded).
+    """
+    n = 1500
+    heads = [-1, 3, 0, 2, 2] + [w - 1 for w in range(5, n + 1)]
+    path, out = tmp_path / "one_cross.conllu", tmp_path / "out.conllu"
+    path.write_text(conllu(heads, "one-cross"))
+    start = time.perf_counter()
+    result = invoke("projectivize", path, "--method", "pseudo", "--max-seconds", "0.3", "--format", "json", "-o", out)
+    assert time.perf_counter() - start < 20
+    assert result.exit_code == 0, result.stderr
+    total = json.loads(result.stderr[result.stderr.index("{"):])["total"]
+    assert total["timed_out"] == 0 and total["arcs_changed"] == 1  # the sentence itself was pseudo-projectivized
+    assert total["optimal_accuracy"] is None and total["pseudo_head_accuracy"] is None  # a measure over nothing

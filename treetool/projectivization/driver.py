@@ -64,9 +64,10 @@ class ProjectivizeOptions:
         if self.on_timeout not in ON_TIMEOUT_MODES:
             raise ValueError(f"on_timeout must be one of {ON_TIMEOUT_MODES}, not {self.on_timeout!r}")
         if self.max_seconds is not None:
-            if self.method != "optimal":
-                raise ValueError("max_seconds applies to the optimal method (pseudo-projectivization is linear)")
             Budget(self.max_seconds)  # validates
+        if self.method == "pseudo" and self.on_timeout == "lift" and self.max_seconds is not None:
+            raise ValueError("on_timeout='lift' applies to the optimal method: pseudo-projectivization is the "
+                             "lifting (use 'skip' or 'fail')")
 
     @property
     def single_root(self) -> bool | None:
@@ -233,10 +234,14 @@ class Projectivizer:
             if opts.count and count is not None:
                 sentence.add_comment(f"{COUNT_COMMENT} = {count}")
         elif not job.projective or opts.covered_roots != "none":
-            new_heads, new_rels = pseudo_projectivize(
-                heads, sentence.deprels, scheme=opts.scheme,
-                covered_roots=opts.covered_roots, lift_order=opts.lift_order,
-            )
+            try:
+                new_heads, new_rels = pseudo_projectivize(
+                    heads, sentence.deprels, scheme=opts.scheme,
+                    covered_roots=opts.covered_roots, lift_order=opts.lift_order, budget=self._budget(),
+                )
+            except SentenceTimeout:  # a tree whose arcs mostly cross needs O(n) lifts of O(n) each
+                self._timed_out(sentence, stats)
+                return False
             sentence.set_tree(new_heads, new_rels)
         if stats is not None:
             self._count(sentence, heads, job.projective, finished, stats)
@@ -245,8 +250,9 @@ class Projectivizer:
     def _timed_out(self, sentence: Sentence, stats: ProjectivizeStats | None) -> bool:
         """Record a sentence that ran out of time; True when it is to be lifted."""
         if self.options.on_timeout == "fail":
+            what = "optimal projectivization" if self.options.method == "optimal" else "pseudo-projectivization"
             raise TreebankError(
-                f"optimal projectivization ran out of time (--max-seconds {self.options.max_seconds:g})",
+                f"{what} ran out of time (--max-seconds {self.options.max_seconds:g})",
                 filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
             )
         self.timed_out_count += 1
@@ -255,6 +261,10 @@ class Projectivizer:
         if stats is not None:
             stats.timed_out += 1
         return self.options.on_timeout == "lift"
+
+    def _budget(self) -> Budget:
+        """A fresh per-sentence budget of ``max_seconds`` (unlimited without it)."""
+        return UNLIMITED if self.options.max_seconds is None else Budget(self.options.max_seconds)
 
     def _lift(self, sentence: Sentence, heads: list[int]) -> np.ndarray | None:
         """``--on-timeout lift``: MaltParser's baseline lifting, under a budget of its own (None: out of time too)."""
@@ -292,26 +302,32 @@ class Projectivizer:
         stats.changed_sentences += sentence.changed
         stats.arcs_changed += changed
         if self.compare and finished:
+            try:
+                optimal_kept, pseudo_kept = self._compare(heads, projective, changed)
+            except SentenceTimeout:  # the other method's answer is out of reach: the sentence is not compared
+                return
             stats.compared_words += n
-            self._compare(heads, projective, changed, stats)
+            stats.optimal_kept += optimal_kept
+            stats.pseudo_head_kept += pseudo_kept
 
-    def _compare(self, heads: np.ndarray, projective: bool, changed: int, stats: ProjectivizeStats) -> None:
-        """Words each method keeps; the run's own result is reused where it answers the question."""
+    def _compare(self, heads: np.ndarray, projective: bool, changed: int) -> tuple[int, int]:
+        """Words each method keeps (optimal, pseudo with the head scheme); the run's own result is reused where it
+        answers the question, the other method runs under the sentence's budget."""
         n = len(heads) - 1
         opts = self.options
-        if opts.method == "optimal":
-            stats.optimal_kept += n - changed  # every tie rule keeps the optimal number of arcs
-        elif projective:
-            stats.optimal_kept += n
+        if opts.method == "optimal" or projective:
+            optimal_kept = n - changed if opts.method == "optimal" else n  # every tie rule keeps the optimal number
         else:
-            stats.optimal_kept += optimal_projective_score(heads, single_root=opts.single_root)
+            optimal_kept = optimal_projective_score(heads, single_root=opts.single_root, budget=self._budget())
         if projective:
-            stats.pseudo_head_kept += n
+            pseudo_kept = n
         elif opts.method == "pseudo" and opts.covered_roots == "none" and opts.lift_order == "shortest":
-            stats.pseudo_head_kept += n - changed  # the lifts do not depend on the label scheme
+            pseudo_kept = n - changed  # the lifts do not depend on the label scheme
         else:
-            pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
-            stats.pseudo_head_kept += _kept(heads, pseudo_heads)
+            pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head", budget=self._budget())
+            pseudo_kept = _kept(heads, pseudo_heads)
+        return optimal_kept, pseudo_kept
+
 
 def solve_tree(options: ProjectivizeOptions, heads: np.ndarray) -> tuple[np.ndarray, int | None]:
     """An optimal projective tree of ``heads`` and, with ``options.count``, how many there are
