@@ -79,6 +79,8 @@ class TabularLoss:
         for d in range(1, self.n + 1):
             self.children[self.heads[d]].append(d)
         self.budget = UNLIMITED if budget is None else budget
+        # gold heads for the bounds, where "$" (index -1) and the root's -1 match no node
+        self._up = [-2, *self.heads[1:], -2]
         self._buffer_cells: dict[tuple, dict[tuple[int, int], int]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
@@ -175,25 +177,92 @@ class TabularLoss:
         return False
 
     # ------------------------------------------------------------------ §5.3
-    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int], bound: int = 1 << 29) -> dict[str, int]:
+    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int],
+                            bounds: dict[str, int]) -> dict[str, int]:
         """Smallest number of wrong future arcs, per first transition after c, over γ = stack + reduced buffer.
 
-        Algorithm 1 with tags (module doc). An empty dict: c is final. ``bound``:
-        an upper bound on every first action's value (:meth:`greedy_future`);
-        stack-cell items above it cannot give a minimum and are dropped
-        (values only grow as items combine).
+        Algorithm 1 with tags (module doc), for the first transitions in
+        ``bounds`` only, each with a bound: an item of tag a is dropped as soon
+        as its value plus :meth:`_rest_terms`' lower bound on what any
+        completion still adds exceeds ``bounds[a]`` (branch and bound, exact:
+        the sub-items of an optimal computation never exceed its value). A
+        first transition missing from the answer has a value above its bound.
+        The stack cells are filled by loops from the top of the stack down
+        (T[i, ·] needs T[i+1, ·] and T[i, k < j]), so their depth is not limited.
         """
-        ell = len(stack)
-        g = len(gamma)
-        if g == 1:
+        ell, g = len(stack), len(gamma)
+        if g == 1 or not bounds:
             return {}
-        self._gamma, self._ell = tuple(gamma), ell
-        self._bound = bound
+        self._gamma = tuple(gamma)
+        up = self._up
+        full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
+        full[_NONE] = max(bounds.values())
+        rows: list[list[list[tuple[int, int, int, Any]]]] = []
+        below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
+        for i in range(ell - 1, -1, -1):
+            h1 = gamma[i - 1] if i else _BOTTOM
+            row: list[list[tuple[int, int, int, Any]]] = []
+            for j in range(ell, g + 1):
+                self.budget.check()
+                base, adj = self._rest_terms(i, j)
+                limits = {tag: b - base for tag, b in full.items()}
+                cell: dict[tuple[int, int, Any], int] = {}
+                if i == ell - 1 and j == ell:
+                    cell[(h1, gamma[i], _NONE)] = 0
+                elif i + 1 < ell:  # shift γ[i] onto h1, then an item with γ[i] below (split k = i + 1)
+                    for v, h4, h5, tag in below[j - ell]:
+                        _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, tag)
+                elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
+                    for v, h4, h5 in self._buffer_cell(ell, j, gamma[i]):
+                        if v > full[_SHIFT]:
+                            break
+                        _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, _SHIFT)
+                for k in range(max(i + 2, ell), j):
+                    for v1, h2, h3, tag in row[k - ell]:
+                        room = full[tag] - v1
+                        for v2, h4, h5 in self._buffer_cell(k, j, h3):
+                            if v2 > room:
+                                break
+                            _reduce_tagged(cell, up, adj, limits, h2, h4, h5, v1 + v2, tag)
+                row.append(sorted((v, a, b, tag) for (a, b, tag), v in cell.items()))
+            below = row
         out: dict[str, int] = {}
-        for (h2, h3, tag), v in self._stack_cell(0, g, {}).items():  # [$, $0] (line 13)
+        for v, h2, h3, tag in below[g - ell]:  # T[0, |γ|], item [$, $0] (line 13)
             if h2 == _BOTTOM and h3 == 0 and v < out.get(tag, 1 << 30):
                 out[tag] = v
         return out
+
+    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
+        """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
+
+        After an item ``[h1, h2 h3]`` of T[i, j] the live nodes are
+        outside = γ[:i-1] + γ[j:] and h2, h3; every other node of γ[i-1:j]
+        has been reduced and can head nothing more. A live node (not the root)
+        whose gold head is not live gets a wrong head later, in every
+        completion: their number is ``base + adj[h2] + adj[h3]``, less one for
+        each of h2, h3 whose gold head is the other (subtracted by the caller).
+        """
+        gamma, up = self._gamma, self._up
+        outside = set(gamma[:max(i - 1, 0)])
+        outside.update(gamma[j:])
+        base = 0
+        headed: dict[int, int] = {}
+        for x in outside:
+            h = up[x]
+            if h not in outside and x:
+                base += 1
+                headed[h] = headed.get(h, 0) + 1
+        adj = {_BOTTOM: 0}
+        for h in gamma[max(i - 1, 0):j]:
+            adj[h] = (h != 0 and up[h] not in outside) - headed.get(h, 0)
+        return base, adj
+
+    def orphans(self, stack: Sequence[int], b0: int) -> int:
+        """Words of (stack, b0..n) whose gold head was already reduced: a lower bound on the future loss, O(n)."""
+        up, n = self._up, self.n
+        live = set(stack)
+        return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
+            sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
     def greedy_future(self, stack: Sequence[int], b0: int) -> int:
         """Wrong arcs of one computation from (stack, b0..n): an upper bound on the future loss, O(n).
@@ -237,80 +306,68 @@ class TabularLoss:
             wrong += heads[dep] != stack[-1]
             pending[heads[dep]] -= 1
 
-    def _stack_cell(self, i: int, j: int, memo: dict) -> dict[tuple[int, int, Any], int]:
-        """T[i, j] for i < ℓ <= j: items ``(h2, h3, first action after c) -> loss``; h1 is γ[i-1]."""
-        key = (i, j)
-        cell = memo.get(key)
-        if cell is not None:
-            return cell
-        self.budget.check()
-        gamma, ell, bound = self._gamma, self._ell, self._bound
-        h1 = gamma[i - 1] if i else _BOTTOM
-        cell = {}
-        if i == ell - 1 and j == ell:
-            cell[(h1, gamma[i], _NONE)] = 0
-            memo[key] = cell
-            return cell
-        if i + 1 < ell:  # split k = i + 1: shift γ[i] onto h1, then an item with γ[i] below
-            for (h4, h5, tag), v in self._stack_cell(i + 1, j, memo).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, tag, bound)
-        else:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
-            for (h4, h5), v in self._buffer_cell(ell, j, gamma[i]).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, _SHIFT, bound)
-        for k in range(max(i + 2, ell), j):
-            for (h2, h3, tag), v1 in self._stack_cell(i, k, memo).items():
-                for (h4, h5), v2 in self._buffer_cell(k, j, h3).items():
-                    _reduce_tagged(cell, self.heads, h2, h4, h5, v1 + v2, tag, bound)
-        memo[key] = cell
-        return cell
-
-    def _buffer_cell(self, k: int, j: int, h1: int) -> dict[tuple[int, int], int]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(h2, h3) -> loss``.
+    def _buffer_cell(self, k: int, j: int, h1: int) -> list[tuple[int, int, int]]:
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)``, cheapest first.
 
         Depends only on the nodes γ[k:j] and on h1, which is the memo key:
         shared by every configuration of the sentence (module doc).
         """
         gamma = self._gamma
         key = (gamma[k:j], h1)
-        cell = self._buffer_cells.get(key)
-        if cell is not None:
-            return cell
-        cell = {}
+        items = self._buffer_cells.get(key)
+        if items is not None:
+            return items
         if j == k + 1:
-            cell[(h1, gamma[k])] = 0
+            items = [(0, h1, gamma[k])]
         else:
             self.budget.check()
             heads = self.heads
+            cell: dict[tuple[int, int], int] = {}
             for m in range(k + 1, j):
-                for (h2, h3), v1 in self._buffer_cell(k, m, h1).items():
-                    for (h4, h5), v2 in self._buffer_cell(m, j, h3).items():
+                for v1, h2, h3 in self._buffer_cell(k, m, h1):
+                    for v2, h4, h5 in self._buffer_cell(m, j, h3):
                         _reduce_plain(cell, heads, h2, h4, h5, v1 + v2)
-        self._buffer_cells[key] = cell
-        return cell
+            items = sorted((v, a, b) for (a, b), v in cell.items())
+        self._buffer_cells[key] = items
+        return items
 
 
-def _reduce_tagged(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int, tag: Any, bound: int) -> None:
-    """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one."""
+def _reduce_tagged(cell: dict, up: list[int], adj: dict[int, int], limits: dict, h2: int, h4: int, h5: int,
+                   v: int, tag: Any) -> None:
+    """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one.
+
+    An item is kept when its value plus the lower bound on the rest
+    (:meth:`TabularLoss._rest_terms`) is within ``limits`` of its tag.
+    """
     if h4:  # la: h5 -> h4 (the root is never a dependent)
-        key = (h2, h5, tag or _LA)
-        c = v + (heads[h4] != h5)
-        if c <= bound and c < cell.get(key, 1 << 30):
+        t = tag or _LA
+        c = v + (up[h4] != h5)
+        if c + adj[h2] + adj[h5] - (up[h2] == h5) - (up[h5] == h2) <= limits[t]:
+            key = (h2, h5, t)
+            if c < cell.get(key, 1 << 30):
+                cell[key] = c
+    rest = adj[h2] + adj[h4] - (up[h2] == h4) - (up[h4] == h2)
+    t = tag or _RA  # ra: h4 -> h5
+    c = v + (up[h5] != h4)
+    if c + rest <= limits[t]:
+        key = (h2, h4, t)
+        if c < cell.get(key, 1 << 30):
             cell[key] = c
-    key = (h2, h4, tag or _RA)  # ra: h4 -> h5
-    c = v + (heads[h5] != h4)
-    if c <= bound and c < cell.get(key, 1 << 30):
-        cell[key] = c
     if h2 == _BOTTOM:  # nothing below h4 to reduce with
         return
     if h2:  # la2: h5 -> h2
-        key = (h4, h5, tag or _LA2)
-        c = v + (heads[h2] != h5)
-        if c <= bound and c < cell.get(key, 1 << 30):
+        t = tag or _LA2
+        c = v + (up[h2] != h5)
+        if c + adj[h4] + adj[h5] - (up[h4] == h5) - (up[h5] == h4) <= limits[t]:
+            key = (h4, h5, t)
+            if c < cell.get(key, 1 << 30):
+                cell[key] = c
+    t = tag or _RA2  # ra2: h2 -> h5
+    c = v + (up[h5] != h2)
+    if c + rest <= limits[t]:
+        key = (h2, h4, t)
+        if c < cell.get(key, 1 << 30):
             cell[key] = c
-    key = (h2, h4, tag or _RA2)  # ra2: h2 -> h5
-    c = v + (heads[h5] != h2)
-    if c <= bound and c < cell.get(key, 1 << 30):
-        cell[key] = c
 
 
 def _reduce_plain(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int) -> None:
@@ -357,68 +414,78 @@ class AttardiDegree2Oracle:
         return dict(answer)
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
+        """loss(a(c)) + δ(a) per legal action a, each pinned between a lower and an upper bound, minus loss(c)."""
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
         reduced = loss.reduced_buffer(stack, b0)
-        tagged = loss.first_action_losses(stack, list(stack) + reduced, self._bound(stack, b0))
-        if not tagged:
-            return {}
-        best = min(tagged.values())
-        self._remember((stack, b0), best)
-        out: dict[Action, int] = {}
-        if buffer:
-            if reduced[0] == b0 and loss.reduced_buffer(stack + (b0,), b0 + 1) == reduced[1:]:
-                after = tagged[_SHIFT]
+        answers: dict[str, int] = {}
+        open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
+        names: dict[str, Action] = {}
+        for kind, name, after_stack, after_b0, arc in self._successors(stack, b0):
+            names[kind] = name
+            low, high = arc + loss.orphans(after_stack, after_b0), arc + loss.greedy_future(after_stack, after_b0)
+            if low == high:
+                answers[kind] = low
+            elif self._same_reduction(kind, stack, b0, reduced, after_stack):
+                open_[kind] = [low, high]
             else:
-                after = self._future_of(stack + (b0,), b0 + 1)
-            out["SH"] = after - best
-        top = len(stack) - 1
+                answers[kind] = arc + self._future_of(after_stack, after_b0, low - arc, high - arc)
+        gamma = list(stack) + reduced
+        while open_:  # iterative deepening: each table asks "exactly `low`?", which prunes the most
+            found = loss.first_action_losses(stack, gamma, {kind: bounds[0] for kind, bounds in open_.items()})
+            for kind in list(open_):
+                bounds = open_[kind]
+                bounds[0] += kind not in found
+                if kind in found or bounds[0] == bounds[1]:
+                    answers[kind] = bounds[0]
+                    del open_[kind]
+        if not answers:
+            return {}
+        best = min(answers.values())
+        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
+
+    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int]]:
+        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1)."""
+        loss = self.loss
         gold = loss.heads
+        out = []
+        if b0 <= loss.n:
+            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0))
+        top = len(stack) - 1
         for k, (left, right) in ((1, (_LA, _RA)), (2, (_LA2, _RA2))):
             if top < k:
                 break
             below = stack[-1 - k]
             for kind, head, dep, after_stack in ((left, stack[-1], below, stack[:-1 - k] + stack[-k:]),
                                                  (right, below, stack[-1], stack[:-1])):
-                if dep == 0:
-                    continue
-                if loss.reduced_buffer(after_stack, b0) == reduced:
-                    after = tagged[kind]
-                else:
-                    after = self._future_of(after_stack, b0) + (gold[dep] != head)
-                out[kind if self.labels is None else f"{kind}({self.labels[dep]})"] = after - best
+                if dep:
+                    name = kind if self.labels is None else f"{kind}({self.labels[dep]})"
+                    out.append((kind, name, after_stack, b0, int(gold[dep] != head)))
         return out
 
-    def _bound(self, stack: tuple[int, ...], b0: int) -> int:
-        """Upper bound on the future loss after any legal action (greedy completions, :meth:`TabularLoss.greedy_future`)."""
+    def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
+                        after_stack: tuple[int, ...]) -> bool:
+        """Whether a(c) has c's γ (so c's table, tagged with a, holds loss(a(c)) + δ(a))."""
         loss = self.loss
-        gold = loss.heads
-        bounds = [loss.greedy_future(stack + (b0,), b0 + 1)] if b0 <= loss.n else []
-        top = len(stack) - 1
-        for k in (1, 2):
-            if top < k:
-                break
-            below = stack[-1 - k]
-            if below:
-                bounds.append((gold[below] != stack[-1]) + loss.greedy_future(stack[:-1 - k] + stack[-k:], b0))
-            bounds.append((gold[stack[-1]] != below) + loss.greedy_future(stack[:-1], b0))
-        return max(bounds) if bounds else 0
+        if kind == _SHIFT:
+            return reduced[0] == b0 and loss.reduced_buffer(after_stack, b0 + 1) == reduced[1:]
+        return loss.reduced_buffer(after_stack, b0) == reduced
 
-    def _future_of(self, stack: tuple[int, ...], b0: int) -> int:
+    def _future_of(self, stack: tuple[int, ...], b0: int, low: int, high: int) -> int:
+        """loss(stack, b0..n) (future arcs), known to lie in [low, high]: its own table, iterative deepening."""
         key = (stack, b0)
         known = self._future.get(key)
         if known is None:
             loss = self.loss
-            tagged = loss.first_action_losses(stack, list(stack) + loss.reduced_buffer(stack, b0))
-            known = min(tagged.values()) if tagged else 0
-            self._remember(key, known)
+            gamma = list(stack) + loss.reduced_buffer(stack, b0)
+            while low < high and not loss.first_action_losses(stack, gamma, dict.fromkeys(FIRST_ACTIONS, low)):
+                low += 1
+            known = low
+            if len(self._future) > 64:
+                self._future.clear()
+            self._future[key] = known
         return known
-
-    def _remember(self, key: tuple[tuple[int, ...], int], value: int) -> None:
-        if len(self._future) > 64:
-            self._future.clear()
-        self._future[key] = value
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
