@@ -81,7 +81,7 @@ class TabularLoss:
         self.budget = UNLIMITED if budget is None else budget
         # gold heads for the bounds, where "$" (index -1) and the root's -1 match no node
         self._up = [-2, *self.heads[1:], -2]
-        self._buffer_cells: dict[tuple, dict[tuple[int, int], int]] = {}
+        self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int]]]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
 
@@ -197,7 +197,6 @@ class TabularLoss:
         up = self._up
         full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
         full[_NONE] = max(bounds.values())
-        rows: list[list[list[tuple[int, int, int, Any]]]] = []
         below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
         for i in range(ell - 1, -1, -1):
             h1 = gamma[i - 1] if i else _BOTTOM
@@ -213,14 +212,14 @@ class TabularLoss:
                     for v, h4, h5, tag in below[j - ell]:
                         _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, tag)
                 elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
-                    for v, h4, h5 in self._buffer_cell(ell, j, gamma[i]):
+                    for v, h4, h5 in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
                         if v > full[_SHIFT]:
                             break
                         _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, _SHIFT)
                 for k in range(max(i + 2, ell), j):
                     for v1, h2, h3, tag in row[k - ell]:
                         room = full[tag] - v1
-                        for v2, h4, h5 in self._buffer_cell(k, j, h3):
+                        for v2, h4, h5 in self._buffer_cell(k, j, h3, full[_NONE]):
                             if v2 > room:
                                 break
                             _reduce_tagged(cell, up, adj, limits, h2, h4, h5, v1 + v2, tag)
@@ -306,29 +305,36 @@ class TabularLoss:
             wrong += heads[dep] != stack[-1]
             pending[heads[dep]] -= 1
 
-    def _buffer_cell(self, k: int, j: int, h1: int) -> list[tuple[int, int, int]]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)``, cheapest first.
+    def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)`` of loss at most ``cap``, cheapest first.
 
         Depends only on the nodes γ[k:j] and on h1, which is the memo key:
-        shared by every configuration of the sentence (module doc).
+        shared by every configuration of the sentence (module doc). An item
+        above ``cap`` cannot serve the table that asks (its bounds are at
+        most ``cap``); the memo keeps the cap it was built with, and a cell is
+        rebuilt when a larger cap is asked for.
         """
         gamma = self._gamma
         key = (gamma[k:j], h1)
-        items = self._buffer_cells.get(key)
-        if items is not None:
-            return items
+        known = self._buffer_cells.get(key)
+        if known is not None and known[0] >= cap:
+            return known[1]
         if j == k + 1:
-            items = [(0, h1, gamma[k])]
+            built, items = 1 << 30, [(0, h1, gamma[k])]
         else:
             self.budget.check()
             heads = self.heads
             cell: dict[tuple[int, int], int] = {}
             for m in range(k + 1, j):
-                for v1, h2, h3 in self._buffer_cell(k, m, h1):
-                    for v2, h4, h5 in self._buffer_cell(m, j, h3):
+                for v1, h2, h3 in self._buffer_cell(k, m, h1, cap):
+                    if v1 > cap:
+                        break
+                    for v2, h4, h5 in self._buffer_cell(m, j, h3, cap):
+                        if v1 + v2 > cap:
+                            break
                         _reduce_plain(cell, heads, h2, h4, h5, v1 + v2)
-            items = sorted((v, a, b) for (a, b), v in cell.items())
-        self._buffer_cells[key] = items
+            built, items = cap, sorted((v, a, b) for (a, b), v in cell.items() if v <= cap)
+        self._buffer_cells[key] = (built, items)
         return items
 
 
