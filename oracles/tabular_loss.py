@@ -54,6 +54,7 @@ What this module adds for speed and for costs (not in the paper):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
@@ -193,8 +194,8 @@ class TabularLoss:
         ell, g = len(stack), len(gamma)
         if g == 1 or not bounds:
             return {}
-        self._gamma = tuple(gamma)
-        up = self._up
+        self._set_gamma(gamma)
+        up, free = self._gh, self._free
         full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
         full[_NONE] = max(bounds.values())
         below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
@@ -210,19 +211,19 @@ class TabularLoss:
                     cell[(h1, gamma[i], _NONE)] = 0
                 elif i + 1 < ell:  # shift γ[i] onto h1, then an item with γ[i] below (split k = i + 1)
                     for v, h4, h5, tag in below[j - ell]:
-                        _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, tag)
+                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, tag)
                 elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
                     for v, h4, h5 in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
                         if v > full[_SHIFT]:
                             break
-                        _reduce_tagged(cell, up, adj, limits, h1, h4, h5, v, _SHIFT)
+                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, _SHIFT)
                 for k in range(max(i + 2, ell), j):
                     for v1, h2, h3, tag in row[k - ell]:
                         room = full[tag] - v1
                         for v2, h4, h5 in self._buffer_cell(k, j, h3, full[_NONE]):
                             if v2 > room:
                                 break
-                            _reduce_tagged(cell, up, adj, limits, h2, h4, h5, v1 + v2, tag)
+                            _reduce_tagged(cell, up, free, adj, limits, h2, h4, h5, v1 + v2, tag)
                 row.append(sorted((v, a, b, tag) for (a, b, tag), v in cell.items()))
             below = row
         out: dict[str, int] = {}
@@ -231,6 +232,24 @@ class TabularLoss:
                 out[tag] = v
         return out
 
+    def _set_gamma(self, gamma: Sequence[int]) -> None:
+        """γ for the next cells, with its orphans: the words of γ whose gold head is not in γ (already reduced).
+
+        An orphan gets a wrong head in every completion, so the tables count
+        its arc as 0 (``self._free``) and callers add their number
+        (:meth:`orphans`) once: a wrong arc that cannot be avoided then does
+        not use up the bounds of the branch and bound. ``self._gh``: the gold
+        heads with the orphans' replaced by -3, which matches nothing.
+        """
+        self._gamma = gamma = tuple(gamma)
+        inside = set(gamma)
+        self._gh = gh = list(self._up)
+        self._free = free = [0] * len(gh)
+        for x in gamma:
+            if x and gh[x] not in inside:
+                gh[x], free[x] = -3, 1
+        self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int]]]] = {}
+
     def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
         """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
 
@@ -238,22 +257,22 @@ class TabularLoss:
         outside = γ[:i-1] + γ[j:] and h2, h3; every other node of γ[i-1:j]
         has been reduced and can head nothing more. A live node (not the root)
         whose gold head is not live gets a wrong head later, in every
-        completion: their number is ``base + adj[h2] + adj[h3]``, less one for
+        completion (orphans of γ excepted, :meth:`_set_gamma`): their number is ``base + adj[h2] + adj[h3]``, less one for
         each of h2, h3 whose gold head is the other (subtracted by the caller).
         """
-        gamma, up = self._gamma, self._up
+        gamma, gh = self._gamma, self._gh
         outside = set(gamma[:max(i - 1, 0)])
         outside.update(gamma[j:])
         base = 0
         headed: dict[int, int] = {}
         for x in outside:
-            h = up[x]
-            if h not in outside and x:
+            h = gh[x]
+            if h >= 0 and h not in outside:
                 base += 1
                 headed[h] = headed.get(h, 0) + 1
         adj = {_BOTTOM: 0}
         for h in gamma[max(i - 1, 0):j]:
-            adj[h] = (h != 0 and up[h] not in outside) - headed.get(h, 0)
+            adj[h] = (gh[h] >= 0 and gh[h] not in outside) - headed.get(h, 0)
         return base, adj
 
     def orphans(self, stack: Sequence[int], b0: int) -> int:
@@ -306,55 +325,86 @@ class TabularLoss:
             pending[heads[dep]] -= 1
 
     def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)`` of loss at most ``cap``, cheapest first.
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)`` that may serve a bound ``cap``, cheapest first.
 
-        Depends only on the nodes γ[k:j] and on h1, which is the memo key:
-        shared by every configuration of the sentence (module doc). An item
-        above ``cap`` cannot serve the table that asks (its bounds are at
-        most ``cap``); the memo keeps the cap it was built with, and a cell is
-        rebuilt when a larger cap is asked for.
+        Depends only on the nodes γ[k:j], on h1 and on which of them are
+        orphans (:meth:`_set_gamma`), which is the memo key: shared by every
+        configuration of the sentence (module doc). An item whose loss plus
+        :meth:`_right_orphans` exceeds ``cap`` cannot serve the table that
+        asks (its bounds are at most ``cap``); the memo keeps the cap a cell
+        was built with, and the cell is rebuilt when a larger cap is asked for.
         """
-        gamma = self._gamma
-        key = (gamma[k:j], h1)
+        local = self._cells_of_gamma.get((k, j, h1))
+        if local is not None and local[0] >= cap:
+            return local[1]
+        gamma, free = self._gamma, self._free
+        orphans = tuple(x for x in gamma[k:j] if free[x])
+        key = (gamma[k:j], h1, orphans, free[h1])
         known = self._buffer_cells.get(key)
-        if known is not None and known[0] >= cap:
-            return known[1]
-        if j == k + 1:
-            built, items = 1 << 30, [(0, h1, gamma[k])]
-        else:
-            self.budget.check()
-            heads = self.heads
-            cell: dict[tuple[int, int], int] = {}
-            for m in range(k + 1, j):
-                for v1, h2, h3 in self._buffer_cell(k, m, h1, cap):
-                    if v1 > cap:
+        if known is None or known[0] < cap:
+            if j == k + 1:
+                known = (1 << 30, [(0, h1, gamma[k])])
+            else:
+                known = (cap, self._combine_buffer_cell(k, j, h1, cap))
+            self._buffer_cells[key] = known
+        self._cells_of_gamma[(k, j, h1)] = known
+        return known[1]
+
+    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
+        """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
+        self.budget.check()
+        gh, free = self._gh, self._free
+        cell: dict[tuple[int, int], int] = {}
+        for m in range(k + 1, j):
+            for v1, h2, h3 in self._buffer_cell(k, m, h1, cap):
+                if v1 > cap:
+                    break
+                for v2, h4, h5 in self._buffer_cell(m, j, h3, cap):
+                    if v1 + v2 > cap:
                         break
-                    for v2, h4, h5 in self._buffer_cell(m, j, h3, cap):
-                        if v1 + v2 > cap:
-                            break
-                        _reduce_plain(cell, heads, h2, h4, h5, v1 + v2)
-            built, items = cap, sorted((v, a, b) for (a, b), v in cell.items() if v <= cap)
-        self._buffer_cells[key] = (built, items)
-        return items
+                    _reduce_plain(cell, gh, free, h2, h4, h5, v1 + v2)
+        total, right = self._right_orphans(k, j, h1)
+        return sorted((v, a, b) for (a, b), v in cell.items() if v + total - right.get(a, 0) - right.get(b, 0) <= cap)
+
+    def _right_orphans(self, k: int, j: int, h1: int) -> tuple[int, dict[int, int]]:
+        """Words right of γ[j-1] whose gold head is h1 or in γ[k:j], but not γ[j-1]: ``(number, per head)``.
+
+        After an item ``[h1, h2 h3]`` of T[k, j] those whose head is neither
+        h2 nor h3 (``number - right[h2] - right[h3]``) are still to be
+        attached and their head is reduced: each costs 1 in every completion,
+        a lower bound that does not depend on the configuration. Such a word
+        is in γ: it lies beyond γ[j-1], and a word collapsed by the buffer
+        reduction (§5.2) has its head inside its own fragment, which only
+        γ[j-1]'s fragment could share with the span (hence γ[j-1] is left out).
+        """
+        last = self._gamma[j - 1]
+        right: dict[int, int] = {}
+        for h in (h1, *self._gamma[k:j - 1]):
+            children = self.children[h]
+            beyond = len(children) - bisect_right(children, last)
+            if beyond:
+                right[h] = beyond
+        return sum(right.values()), right
 
 
-def _reduce_tagged(cell: dict, up: list[int], adj: dict[int, int], limits: dict, h2: int, h4: int, h5: int,
-                   v: int, tag: Any) -> None:
+def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, int], limits: dict, h2: int, h4: int,
+                   h5: int, v: int, tag: Any) -> None:
     """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one.
 
     An item is kept when its value plus the lower bound on the rest
-    (:meth:`TabularLoss._rest_terms`) is within ``limits`` of its tag.
+    (:meth:`TabularLoss._rest_terms`) is within ``limits`` of its tag. ``up``,
+    ``free``: gold heads and orphans of γ (:meth:`TabularLoss._set_gamma`); an orphan's arc costs 0.
     """
     if h4:  # la: h5 -> h4 (the root is never a dependent)
         t = tag or _LA
-        c = v + (up[h4] != h5)
+        c = v + (up[h4] != h5) - free[h4]
         if c + adj[h2] + adj[h5] - (up[h2] == h5) - (up[h5] == h2) <= limits[t]:
             key = (h2, h5, t)
             if c < cell.get(key, 1 << 30):
                 cell[key] = c
     rest = adj[h2] + adj[h4] - (up[h2] == h4) - (up[h4] == h2)
     t = tag or _RA  # ra: h4 -> h5
-    c = v + (up[h5] != h4)
+    c = v + (up[h5] != h4) - free[h5]
     if c + rest <= limits[t]:
         key = (h2, h4, t)
         if c < cell.get(key, 1 << 30):
@@ -363,29 +413,32 @@ def _reduce_tagged(cell: dict, up: list[int], adj: dict[int, int], limits: dict,
         return
     if h2:  # la2: h5 -> h2
         t = tag or _LA2
-        c = v + (up[h2] != h5)
+        c = v + (up[h2] != h5) - free[h2]
         if c + adj[h4] + adj[h5] - (up[h4] == h5) - (up[h5] == h4) <= limits[t]:
             key = (h4, h5, t)
             if c < cell.get(key, 1 << 30):
                 cell[key] = c
     t = tag or _RA2  # ra2: h2 -> h5
-    c = v + (up[h5] != h2)
+    c = v + (up[h5] != h2) - free[h5]
     if c + rest <= limits[t]:
         key = (h2, h4, t)
         if c < cell.get(key, 1 << 30):
             cell[key] = c
 
 
-def _reduce_plain(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int) -> None:
-    """The four reductions of ``.. h2 h4 h5`` into a buffer cell (lines 17-28, without the pruning; module doc)."""
-    c = v + (heads[h4] != h5)  # la: h5 -> h4 (h4 is never the root here)
+def _reduce_plain(cell: dict, gh: list[int], free: list[int], h2: int, h4: int, h5: int, v: int) -> None:
+    """The four reductions of ``.. h2 h4 h5`` into a buffer cell (lines 17-28, without the pruning; module doc).
+
+    ``gh``, ``free``: gold heads and orphans of γ (:meth:`TabularLoss._set_gamma`); an orphan's arc costs 0.
+    """
+    c = v + (gh[h4] != h5) - free[h4]  # la: h5 -> h4 (h4 is never the root here)
     if c < cell.get((h2, h5), 1 << 30):
         cell[(h2, h5)] = c
-    c = v + (heads[h5] != h4 and heads[h5] != h2)  # ra: h4 -> h5, ra2: h2 -> h5, same item
+    c = v + (gh[h5] != h4 and gh[h5] != h2) - free[h5]  # ra: h4 -> h5, ra2: h2 -> h5, same item
     if c < cell.get((h2, h4), 1 << 30):
         cell[(h2, h4)] = c
     if h2:  # la2: h5 -> h2
-        c = v + (heads[h2] != h5)
+        c = v + (gh[h2] != h5) - free[h2]
         if c < cell.get((h4, h5), 1 << 30):
             cell[(h4, h5)] = c
 
@@ -425,21 +478,23 @@ class AttardiDegree2Oracle:
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
         reduced = loss.reduced_buffer(stack, b0)
+        orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
         answers: dict[str, int] = {}
         open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
         names: dict[str, Action] = {}
         for kind, name, after_stack, after_b0, arc in self._successors(stack, b0):
             names[kind] = name
-            low, high = arc + loss.orphans(after_stack, after_b0), arc + loss.greedy_future(after_stack, after_b0)
+            after_orphans = loss.orphans(after_stack, after_b0)
+            low, high = arc + after_orphans, arc + loss.greedy_future(after_stack, after_b0)
             if low == high:
                 answers[kind] = low
-            elif self._same_reduction(kind, stack, b0, reduced, after_stack):
+            elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
                 open_[kind] = [low, high]
             else:
                 answers[kind] = arc + self._future_of(after_stack, after_b0, low - arc, high - arc)
         gamma = list(stack) + reduced
         while open_:  # iterative deepening: each table asks "exactly `low`?", which prunes the most
-            found = loss.first_action_losses(stack, gamma, {kind: bounds[0] for kind, bounds in open_.items()})
+            found = loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
             for kind in list(open_):
                 bounds = open_[kind]
                 bounds[0] += kind not in found
@@ -485,7 +540,9 @@ class AttardiDegree2Oracle:
         if known is None:
             loss = self.loss
             gamma = list(stack) + loss.reduced_buffer(stack, b0)
-            while low < high and not loss.first_action_losses(stack, gamma, dict.fromkeys(FIRST_ACTIONS, low)):
+            orphans = loss.orphans(stack, b0)
+            while low < high and not loss.first_action_losses(stack, gamma,
+                                                              dict.fromkeys(FIRST_ACTIONS, low - orphans)):
                 low += 1
             known = low
             if len(self._future) > 64:
