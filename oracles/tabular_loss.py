@@ -479,13 +479,19 @@ class AttardiDegree2Oracle:
         b0 = buffer[0] if buffer else loss.n + 1
         reduced = loss.reduced_buffer(stack, b0)
         orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
+        floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
         answers: dict[str, int] = {}
         open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
         names: dict[str, Action] = {}
-        for kind, name, after_stack, after_b0, arc in self._successors(stack, b0):
+        successors = self._successors(stack, b0)
+        for kind, name, after_stack, after_b0, arc in successors:
             names[kind] = name
+            known = self._future.get((after_stack, after_b0))
+            if known is not None:
+                answers[kind] = arc + known
+                continue
             after_orphans = loss.orphans(after_stack, after_b0)
-            low, high = arc + after_orphans, arc + loss.greedy_future(after_stack, after_b0)
+            low, high = max(arc + after_orphans, floor), arc + loss.greedy_future(after_stack, after_b0)
             if low == high:
                 answers[kind] = low
             elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
@@ -503,6 +509,8 @@ class AttardiDegree2Oracle:
                     del open_[kind]
         if not answers:
             return {}
+        for kind, _, after_stack, after_b0, arc in successors:
+            self._remember((after_stack, after_b0), answers[kind] - arc)
         best = min(answers.values())
         return {name: answers[kind] - best for kind, name in names.items()}  # legal order
 
@@ -545,10 +553,13 @@ class AttardiDegree2Oracle:
                                                               dict.fromkeys(FIRST_ACTIONS, low - orphans)):
                 low += 1
             known = low
-            if len(self._future) > 64:
-                self._future.clear()
-            self._future[key] = known
+            self._remember(key, known)
         return known
+
+    def _remember(self, key: tuple[tuple[int, ...], int], future_loss: int) -> None:
+        if len(self._future) > 256:
+            self._future.clear()
+        self._future[key] = future_loss
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
