@@ -60,7 +60,7 @@ from typing import Any, Sequence
 from treetool.budget import UNLIMITED
 
 from .attardi import bottom_up_run
-from .system import Action, Configuration, OracleUnavailable, as_heads
+from .system import Action, Configuration, as_heads
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS"]
 
@@ -333,22 +333,62 @@ class TabularLoss:
         :meth:`_right_orphans` exceeds ``cap`` cannot serve the table that
         asks (its bounds are at most ``cap``); the memo keeps the cap a cell
         was built with, and the cell is rebuilt when a larger cap is asked for.
+        The cells it needs are built first, from an explicit list rather than
+        by recursion, so a long reduced buffer cannot exhaust Python's stack.
         """
+        items = self._ready(k, j, h1, cap)
+        if items is not None:
+            return items
+        pending = [(k, j, h1)]
+        while pending:
+            cell = pending[-1]
+            if self._ready(*cell, cap) is not None:
+                pending.pop()
+                continue
+            missing = self._missing_parts(*cell, cap)
+            if missing:
+                pending.extend(missing)
+                continue
+            self._store(*cell, cap, self._combine_buffer_cell(*cell, cap))
+            pending.pop()
+        return self._ready(k, j, h1, cap)
+
+    def _ready(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]] | None:
+        """The items of T[k, j] with ``h1`` below when built for a cap of at least ``cap`` (a one-node cell always)."""
         local = self._cells_of_gamma.get((k, j, h1))
         if local is not None and local[0] >= cap:
             return local[1]
-        gamma, free = self._gamma, self._free
-        orphans = tuple(x for x in gamma[k:j] if free[x])
-        key = (gamma[k:j], h1, orphans, free[h1])
-        known = self._buffer_cells.get(key)
+        known = self._buffer_cells.get(self._cell_key(k, j, h1))
+        if known is None and j == k + 1:
+            known = self._store(k, j, h1, 1 << 30, [(0, h1, self._gamma[k])])
         if known is None or known[0] < cap:
-            if j == k + 1:
-                known = (1 << 30, [(0, h1, gamma[k])])
-            else:
-                known = (cap, self._combine_buffer_cell(k, j, h1, cap))
-            self._buffer_cells[key] = known
+            return None
         self._cells_of_gamma[(k, j, h1)] = known
         return known[1]
+
+    def _cell_key(self, k: int, j: int, h1: int) -> tuple:
+        gamma, free = self._gamma, self._free
+        return gamma[k:j], h1, tuple(x for x in gamma[k:j] if free[x]), free[h1]
+
+    def _store(self, k: int, j: int, h1: int, cap: int,
+               items: list[tuple[int, int, int]]) -> tuple[int, list[tuple[int, int, int]]]:
+        known = (cap, items)
+        self._buffer_cells[self._cell_key(k, j, h1)] = known
+        self._cells_of_gamma[(k, j, h1)] = known
+        return known
+
+    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
+        """The cells that T[k, j] with ``h1`` below combines and that are not built for ``cap`` yet."""
+        missing = []
+        for m in range(k + 1, j):
+            left = self._ready(k, m, h1, cap)
+            if left is None:
+                missing.append((k, m, h1))
+                continue
+            for h3 in {h3 for v1, _, h3 in left if v1 <= cap}:
+                if self._ready(m, j, h3, cap) is None:
+                    missing.append((m, j, h3))
+        return missing
 
     def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
         """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
@@ -356,10 +396,10 @@ class TabularLoss:
         gh, free = self._gh, self._free
         cell: dict[tuple[int, int], int] = {}
         for m in range(k + 1, j):
-            for v1, h2, h3 in self._buffer_cell(k, m, h1, cap):
+            for v1, h2, h3 in self._ready(k, m, h1, cap):
                 if v1 > cap:
                     break
-                for v2, h4, h5 in self._buffer_cell(m, j, h3, cap):
+                for v2, h4, h5 in self._ready(m, j, h3, cap):
                     if v1 + v2 > cap:
                         break
                     _reduce_plain(cell, gh, free, h2, h4, h5, v1 + v2)
@@ -464,11 +504,7 @@ class AttardiDegree2Oracle:
         """Every legal action -> its cost (a new dict; the last answer is kept for :meth:`optimal`)."""
         last, answer = self._last
         if last is not config:
-            try:
-                answer = self._costs(config)
-            except RecursionError:  # the table recurses along the reduced buffer: hundreds of words deep
-                raise OracleUnavailable(f"the tabular loss recurses too deep for this configuration "
-                                        f"({len(config.stack)} stack and {len(config.buffer)} buffer words)") from None
+            answer = self._costs(config)
             self._last = (config, answer)
         return dict(answer)
 
