@@ -36,18 +36,42 @@ How the loss is computed, as the paper does:
    SH 1. Without it the table is exact on every configuration of every tree
    of up to 5 words (4.7 million) and along random walks.
 
-What this module adds for speed and for costs (not in the paper):
+What this module adds for speed and for costs (not in the paper). The
+paper computes one table per loss; a walk needs the loss of every successor
+of every configuration, and a full table per successor was about 100 times
+too slow on Greek-GDT (issue 11). The tables below compute the same minima
+(Algorithm 1's items and reductions, unchanged); what changes is which items
+are built:
 
-* One table gives the cost of every action: each item that contains c is
-  tagged with the first transition taken after c, so min over the items with
-  tag a is loss(a(c)) (when the reduced buffer of c is valid for a(c), checked;
-  otherwise a(c) gets its own table).
+* Each action's value loss(a(c)) + δ(a) is first pinned between a lower
+  bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
+  was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
+  is a successor seen before (no action goes below it), and an upper bound
+  (δ(a) plus a greedy completion, :meth:`TabularLoss.greedy_future`). When
+  they meet, no table is built; on Greek-GDT that settles most actions.
+* The other actions share c's table: each item that contains c is tagged
+  with the first transition taken after c, so min over the items with tag a
+  is loss(a(c)) + δ(a), when the reduced buffer of c is also a(c)'s and a
+  makes no new orphan (checked; otherwise a(c) gets its own table, in which
+  those orphans are free, see the next point).
+* Orphans of γ (words of γ whose gold head is not in γ) get a wrong head in
+  every completion: the tables count their arcs as 0 and the caller adds
+  their number, so an unavoidable error does not widen the search.
+* Branch and bound with iterative deepening: a table is asked "is there a
+  computation of value ``b``?" with b from the lower bound up; an item is
+  dropped when its value plus a lower bound on what any completion still
+  adds exceeds b (stack cells: live words whose gold head the item has
+  reduced, :meth:`TabularLoss._rest_terms`; buffer cells: such words right
+  of the span, :meth:`TabularLoss._right_orphans`). The bound is admissible,
+  so the sub-items of an optimal computation are never dropped and the
+  answer is exact; the small bounds come first because they prune the most.
 * Cells entirely in the reduced buffer do not depend on the stack except
-  through ``h1``; they are memoised per sentence on (nodes, h1), so
-  successive configurations of a walk, and the successors of one
-  configuration, share them.
-* Branch and bound: a greedy completion after each action gives an upper
-  bound on every action's loss; stack-cell items above it are dropped.
+  through ``h1``; they are memoised per sentence on (nodes, h1, which nodes
+  are orphans) with the bound they were built for, so successive
+  configurations of a walk and the successors of one configuration share
+  them. Stack cells are filled by loops and buffer cells from an explicit
+  list, without recursion, so a long reduced buffer meets the time budget,
+  never Python's recursion limit.
 * The labelled loss differs from the unlabelled one only by the arcs already
   built (future arcs take the gold label), so costs are computed unlabelled.
 """
@@ -117,7 +141,7 @@ class TabularLoss:
         cached = self._candidates.get(b0)
         if cached is not None:
             return cached
-        heads, children, n = self.heads, self.children, self.n
+        children, n = self.children, self.n
         size, low, high, ok, outside = {}, {}, {}, {}, {}
         for k in self._postorder():
             if k < b0:
@@ -159,12 +183,10 @@ class TabularLoss:
         key = (root, first)
         known = self._derivable.get(key)
         if known is None:
-            last = first
             heads = [-1]
             w = first
             while w <= self.n and (w == root or self._below(w, root)):
                 heads.append(0 if w == root else self.heads[w] - first + 1)
-                last = w
                 w += 1
             known = len(bottom_up_run(heads, 2)[2]) == 1
             self._derivable[key] = known
