@@ -240,9 +240,13 @@ class TabularLoss:
                             break
                         _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, _SHIFT)
                 for k in range(max(i + 2, ell), j):
+                    right_parts: dict[int, list[tuple[int, int, int]]] = {}
                     for v1, h2, h3, tag in row[k - ell]:
                         room = full[tag] - v1
-                        for v2, h4, h5 in self._buffer_cell(k, j, h3, full[_NONE]):
+                        right = right_parts.get(h3)
+                        if right is None:
+                            right = right_parts[h3] = self._buffer_cell(k, j, h3, full[_NONE])
+                        for v2, h4, h5 in right:
                             if v2 > room:
                                 break
                             _reduce_tagged(cell, up, free, adj, limits, h2, h4, h5, v1 + v2, tag)
@@ -417,14 +421,33 @@ class TabularLoss:
         self.budget.check()
         gh, free = self._gh, self._free
         cell: dict[tuple[int, int], int] = {}
+        get = cell.get
         for m in range(k + 1, j):
+            right_parts: dict[int, list[tuple[int, int, int]]] = {}
             for v1, h2, h3 in self._ready(k, m, h1, cap):
                 if v1 > cap:
                     break
-                for v2, h4, h5 in self._ready(m, j, h3, cap):
-                    if v1 + v2 > cap:
+                wrong_h2 = 1 - free[h2] if h2 else None  # la2 onto h2 when h5 is not its gold head
+                right = right_parts.get(h3)
+                if right is None:
+                    right = right_parts[h3] = self._ready(m, j, h3, cap)
+                for v2, h4, h5 in right:
+                    v = v1 + v2
+                    if v > cap:
                         break
-                    _reduce_plain(cell, gh, free, h2, h4, h5, v1 + v2)
+                    # the reductions of lines 17-28 inline (the hot loop): la h5 -> h4; ra h4 -> h5 and ra2 h2 -> h5,
+                    # which give the same item; la2 h5 -> h2. An orphan's arc costs 0 (_set_gamma).
+                    c = v + (gh[h4] != h5) - free[h4]
+                    if c < get((h2, h5), cap + 1):
+                        cell[(h2, h5)] = c
+                    g5 = gh[h5]
+                    c = v + (g5 != h4 and g5 != h2) - free[h5]
+                    if c < get((h2, h4), cap + 1):
+                        cell[(h2, h4)] = c
+                    if wrong_h2 is not None:
+                        c = v + wrong_h2 if gh[h2] != h5 else v
+                        if c < get((h4, h5), cap + 1):
+                            cell[(h4, h5)] = c
         total, right = self._right_orphans(k, j, h1)
         return sorted((v, a, b) for (a, b), v in cell.items() if v + total - right.get(a, 0) - right.get(b, 0) <= cap)
 
@@ -486,23 +509,6 @@ def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, in
         key = (h2, h4, t)
         if c < cell.get(key, 1 << 30):
             cell[key] = c
-
-
-def _reduce_plain(cell: dict, gh: list[int], free: list[int], h2: int, h4: int, h5: int, v: int) -> None:
-    """The four reductions of ``.. h2 h4 h5`` into a buffer cell (lines 17-28, without the pruning; module doc).
-
-    ``gh``, ``free``: gold heads and orphans of γ (:meth:`TabularLoss._set_gamma`); an orphan's arc costs 0.
-    """
-    c = v + (gh[h4] != h5) - free[h4]  # la: h5 -> h4 (h4 is never the root here)
-    if c < cell.get((h2, h5), 1 << 30):
-        cell[(h2, h5)] = c
-    c = v + (gh[h5] != h4 and gh[h5] != h2) - free[h5]  # ra: h4 -> h5, ra2: h2 -> h5, same item
-    if c < cell.get((h2, h4), 1 << 30):
-        cell[(h2, h4)] = c
-    if h2:  # la2: h5 -> h2
-        c = v + (gh[h2] != h5) - free[h2]
-        if c < cell.get((h4, h5), 1 << 30):
-            cell[(h4, h5)] = c
 
 
 class AttardiDegree2Oracle:
