@@ -106,7 +106,7 @@ class TabularLoss:
         self.budget = UNLIMITED if budget is None else budget
         # gold heads for the bounds, where "$" (index -1) and the root's -1 match no node
         self._up = [-2, *self.heads[1:], -2]
-        self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int]]]] = {}
+        self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int, int]]]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
 
@@ -235,18 +235,18 @@ class TabularLoss:
                     for v, h4, h5, tag in below[j - ell]:
                         _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, tag)
                 elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
-                    for v, h4, h5 in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
+                    for v, h4, h5, _ in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
                         if v > full[_SHIFT]:
                             break
                         _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, _SHIFT)
                 for k in range(max(i + 2, ell), j):
-                    right_parts: dict[int, list[tuple[int, int, int]]] = {}
+                    right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
                     for v1, h2, h3, tag in row[k - ell]:
                         room = full[tag] - v1
                         right = right_parts.get(h3)
                         if right is None:
                             right = right_parts[h3] = self._buffer_cell(k, j, h3, full[_NONE])
-                        for v2, h4, h5 in right:
+                        for v2, h4, h5, _ in right:
                             if v2 > room:
                                 break
                             _reduce_tagged(cell, up, free, adj, limits, h2, h4, h5, v1 + v2, tag)
@@ -274,7 +274,7 @@ class TabularLoss:
         for x in gamma:
             if x and gh[x] not in inside:
                 gh[x], free[x] = -3, 1
-        self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int]]]] = {}
+        self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
 
     def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
         """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
@@ -350,8 +350,8 @@ class TabularLoss:
             wrong += heads[dep] != stack[-1]
             pending[heads[dep]] -= 1
 
-    def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3)`` that may serve a bound ``cap``, cheapest first.
+    def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``, cheapest first.
 
         Depends only on the nodes γ[k:j], on h1 and on which of them are
         orphans (:meth:`_set_gamma`), which is the memo key: shared by every
@@ -359,6 +359,7 @@ class TabularLoss:
         :meth:`_right_orphans` exceeds ``cap`` cannot serve the table that
         asks (its bounds are at most ``cap``); the memo keeps the cap a cell
         was built with, and the cell is rebuilt when a larger cap is asked for.
+        ``r``: the words right of γ[j-1] whose gold head is h2 or h3 (:meth:`_right_orphans`).
         The cells it needs are built first, from an explicit list rather than
         by recursion, so a long reduced buffer cannot exhaust Python's stack.
         """
@@ -379,14 +380,14 @@ class TabularLoss:
             pending.pop()
         return self._ready(k, j, h1, cap)
 
-    def _ready(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]] | None:
+    def _ready(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]] | None:
         """The items of T[k, j] with ``h1`` below when built for a cap of at least ``cap`` (a one-node cell always)."""
         local = self._cells_of_gamma.get((k, j, h1))
         if local is not None and local[0] >= cap:
             return local[1]
         known = self._buffer_cells.get(self._cell_key(k, j, h1))
         if known is None and j == k + 1:
-            known = self._store(k, j, h1, 1 << 30, [(0, h1, self._gamma[k])])
+            known = self._store(k, j, h1, 1 << 30, [(0, h1, self._gamma[k], self._right_orphans(k, j, h1)[0])])
         if known is None or known[0] < cap:
             return None
         self._cells_of_gamma[(k, j, h1)] = known
@@ -397,13 +398,13 @@ class TabularLoss:
         return gamma[k:j], h1, tuple(x for x in gamma[k:j] if free[x]), free[h1]
 
     def _store(self, k: int, j: int, h1: int, cap: int,
-               items: list[tuple[int, int, int]]) -> tuple[int, list[tuple[int, int, int]]]:
+               items: list[tuple[int, int, int, int]]) -> tuple[int, list[tuple[int, int, int, int]]]:
         known = (cap, items)
         self._buffer_cells[self._cell_key(k, j, h1)] = known
         self._cells_of_gamma[(k, j, h1)] = known
         return known
 
-    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
+    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
         """The cells that T[k, j] with ``h1`` below combines and that are not built for ``cap`` yet."""
         missing = []
         for m in range(k + 1, j):
@@ -411,30 +412,34 @@ class TabularLoss:
             if left is None:
                 missing.append((k, m, h1))
                 continue
-            for h3 in {h3 for v1, _, h3 in left if v1 <= cap}:
+            for h3 in {h3 for v1, _, h3, _ in left if v1 <= cap}:
                 if self._ready(m, j, h3, cap) is None:
                     missing.append((m, j, h3))
         return missing
 
-    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int]]:
+    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
         """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
         self.budget.check()
         gh, free = self._gh, self._free
+        total, beyond = self._right_orphans(k, j, h1)
         cell: dict[tuple[int, int], int] = {}
         get = cell.get
         for m in range(k + 1, j):
-            right_parts: dict[int, list[tuple[int, int, int]]] = {}
-            for v1, h2, h3 in self._ready(k, m, h1, cap):
+            right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
+            for v1, h2, h3, _ in self._ready(k, m, h1, cap):
                 if v1 > cap:
                     break
                 wrong_h2 = 1 - free[h2] if h2 else None  # la2 onto h2 when h5 is not its gold head
+                room = cap - total + beyond.get(h2, 0)
                 right = right_parts.get(h3)
                 if right is None:
                     right = right_parts[h3] = self._ready(m, j, h3, cap)
-                for v2, h4, h5 in right:
+                for v2, h4, h5, live_beyond in right:
                     v = v1 + v2
                     if v > cap:
                         break
+                    if v - live_beyond > room:  # every result keeps two of h2 h4 h5: its right orphans exceed cap
+                        continue
                     # the reductions of lines 17-28 inline (the hot loop): la h5 -> h4; ra h4 -> h5 and ra2 h2 -> h5,
                     # which give the same item; la2 h5 -> h2. An orphan's arc costs 0 (_set_gamma).
                     c = v + (gh[h4] != h5) - free[h4]
@@ -448,8 +453,13 @@ class TabularLoss:
                         c = v + wrong_h2 if gh[h2] != h5 else v
                         if c < get((h4, h5), cap + 1):
                             cell[(h4, h5)] = c
-        total, right = self._right_orphans(k, j, h1)
-        return sorted((v, a, b) for (a, b), v in cell.items() if v + total - right.get(a, 0) - right.get(b, 0) <= cap)
+        items = []
+        for (a, b), v in cell.items():
+            live_beyond = beyond.get(a, 0) + beyond.get(b, 0)
+            if v + total - live_beyond <= cap:
+                items.append((v, a, b, live_beyond))
+        items.sort()
+        return items
 
     def _right_orphans(self, k: int, j: int, h1: int) -> tuple[int, dict[int, int]]:
         """Words right of γ[j-1] whose gold head is h1 or in γ[k:j], but not γ[j-1]: ``(number, per head)``.
