@@ -527,8 +527,10 @@ class AttardiDegree2Oracle:
     ``costs(config)``: every legal action -> loss(a(c)) - loss(c), the losses
     from :class:`TabularLoss` (buffer reduction §5.2, Algorithm 1 §5.3). Keys as
     ``oracles.system.DynamicOracle`` says (labelled: an arc action carries the
-    gold label of the word it attaches). The table of a configuration is kept
-    for its successors, so a walk computes about one table per step.
+    gold label of the word it attaches). Each action's value is pinned between
+    bounds first and a table is built only for the actions still open (module
+    doc); the successors' future losses are remembered, so in a walk the next
+    configuration knows its own loss, a lower bound for all its actions.
     """
 
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
