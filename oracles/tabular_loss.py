@@ -283,7 +283,8 @@ class TabularLoss:
         outside = γ[:i-1] + γ[j:] and h2, h3; every other node of γ[i-1:j]
         has been reduced and can head nothing more. A live node (not the root)
         whose gold head is not live gets a wrong head later, in every
-        completion (orphans of γ excepted, :meth:`_set_gamma`): their number is ``base + adj[h2] + adj[h3]``, less one for
+        completion (orphans of γ excepted, :meth:`_set_gamma`): their number is
+        ``base + adj[h2] + adj[h3]``, less one for
         each of h2, h3 whose gold head is the other (subtracted by the caller).
         """
         gamma, gh = self._gamma, self._gh
@@ -351,7 +352,9 @@ class TabularLoss:
             pending[heads[dep]] -= 1
 
     def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``, cheapest first.
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``.
+
+        Cheapest first.
 
         Depends only on the nodes γ[k:j], on h1 and on which of them are
         orphans (:meth:`_set_gamma`), which is the memo key: shared by every
@@ -381,7 +384,7 @@ class TabularLoss:
         return self._ready(k, j, h1, cap)
 
     def _ready(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]] | None:
-        """The items of T[k, j] with ``h1`` below when built for a cap of at least ``cap`` (a one-node cell always)."""
+        """The items of T[k, j] with ``h1`` below if built for a cap of at least ``cap`` (a one-node cell always)."""
         local = self._cells_of_gamma.get((k, j, h1))
         if local is not None and local[0] >= cap:
             return local[1]
