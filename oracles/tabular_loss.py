@@ -36,30 +36,55 @@ How the loss is computed, as the paper does:
    SH 1. Without it the table is exact on every configuration of every tree
    of up to 5 words (4.7 million) and along random walks.
 
-What this module adds for speed and for costs (not in the paper):
+What this module adds for speed and for costs (not in the paper). The
+paper computes one table per loss; a walk needs the loss of every successor
+of every configuration, and a full table per successor was about 100 times
+too slow on Greek-GDT (issue 11). The tables below compute the same minima
+(Algorithm 1's items and reductions, unchanged); what changes is which items
+are built:
 
-* One table gives the cost of every action: each item that contains c is
-  tagged with the first transition taken after c, so min over the items with
-  tag a is loss(a(c)) (when the reduced buffer of c is valid for a(c), checked;
-  otherwise a(c) gets its own table).
+* Each action's value loss(a(c)) + δ(a) is first pinned between a lower
+  bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
+  was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
+  is a successor seen before (no action goes below it), and an upper bound
+  (δ(a) plus a greedy completion, :meth:`TabularLoss.greedy_future`). When
+  they meet, no table is built; on Greek-GDT that settles most actions.
+* The other actions share c's table: each item that contains c is tagged
+  with the first transition taken after c, so min over the items with tag a
+  is loss(a(c)) + δ(a), when the reduced buffer of c is also a(c)'s and a
+  makes no new orphan (checked; otherwise a(c) gets its own table, in which
+  those orphans are free, see the next point).
+* Orphans of γ (words of γ whose gold head is not in γ) get a wrong head in
+  every completion: the tables count their arcs as 0 and the caller adds
+  their number, so an unavoidable error does not widen the search.
+* Branch and bound with iterative deepening: a table is asked "is there a
+  computation of value ``b``?" with b from the lower bound up; an item is
+  dropped when its value plus a lower bound on what any completion still
+  adds exceeds b (stack cells: live words whose gold head the item has
+  reduced, :meth:`TabularLoss._rest_terms`; buffer cells: such words right
+  of the span, :meth:`TabularLoss._right_orphans`). The bound is admissible,
+  so the sub-items of an optimal computation are never dropped and the
+  answer is exact; the small bounds come first because they prune the most.
 * Cells entirely in the reduced buffer do not depend on the stack except
-  through ``h1``; they are memoised per sentence on (nodes, h1), so
-  successive configurations of a walk, and the successors of one
-  configuration, share them.
-* Branch and bound: a greedy completion after each action gives an upper
-  bound on every action's loss; stack-cell items above it are dropped.
+  through ``h1``; they are memoised per sentence on (nodes, h1, which nodes
+  are orphans) with the bound they were built for, so successive
+  configurations of a walk and the successors of one configuration share
+  them. Stack cells are filled by loops and buffer cells from an explicit
+  list, without recursion, so a long reduced buffer meets the time budget,
+  never Python's recursion limit.
 * The labelled loss differs from the unlabelled one only by the arcs already
   built (future arcs take the gold label), so costs are computed unlabelled.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
 
 from .attardi import bottom_up_run
-from .system import Action, Configuration, OracleUnavailable, as_heads
+from .system import Action, Configuration, as_heads
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS"]
 
@@ -79,7 +104,9 @@ class TabularLoss:
         for d in range(1, self.n + 1):
             self.children[self.heads[d]].append(d)
         self.budget = UNLIMITED if budget is None else budget
-        self._buffer_cells: dict[tuple, dict[tuple[int, int], int]] = {}
+        # gold heads for the bounds, where "$" (index -1) and the root's -1 match no node
+        self._up = [-2, *self.heads[1:], -2]
+        self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int, int]]]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
 
@@ -114,7 +141,7 @@ class TabularLoss:
         cached = self._candidates.get(b0)
         if cached is not None:
             return cached
-        heads, children, n = self.heads, self.children, self.n
+        children, n = self.children, self.n
         size, low, high, ok, outside = {}, {}, {}, {}, {}
         for k in self._postorder():
             if k < b0:
@@ -156,12 +183,10 @@ class TabularLoss:
         key = (root, first)
         known = self._derivable.get(key)
         if known is None:
-            last = first
             heads = [-1]
             w = first
             while w <= self.n and (w == root or self._below(w, root)):
                 heads.append(0 if w == root else self.heads[w] - first + 1)
-                last = w
                 w += 1
             known = len(bottom_up_run(heads, 2)[2]) == 1
             self._derivable[key] = known
@@ -175,25 +200,114 @@ class TabularLoss:
         return False
 
     # ------------------------------------------------------------------ §5.3
-    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int], bound: int = 1 << 29) -> dict[str, int]:
+    def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int],
+                            bounds: dict[str, int]) -> dict[str, int]:
         """Smallest number of wrong future arcs, per first transition after c, over γ = stack + reduced buffer.
 
-        Algorithm 1 with tags (module doc). An empty dict: c is final. ``bound``:
-        an upper bound on every first action's value (:meth:`greedy_future`);
-        stack-cell items above it cannot give a minimum and are dropped
-        (values only grow as items combine).
+        Algorithm 1 with tags (module doc), for the first transitions in
+        ``bounds`` only, each with a bound: an item of tag a is dropped as soon
+        as its value plus :meth:`_rest_terms`' lower bound on what any
+        completion still adds exceeds ``bounds[a]`` (branch and bound, exact:
+        the sub-items of an optimal computation never exceed its value). A
+        first transition missing from the answer has a value above its bound.
+        The stack cells are filled by loops from the top of the stack down
+        (T[i, ·] needs T[i+1, ·] and T[i, k < j]), so their depth is not limited.
         """
-        ell = len(stack)
-        g = len(gamma)
-        if g == 1:
+        ell, g = len(stack), len(gamma)
+        if g == 1 or not bounds:
             return {}
-        self._gamma, self._ell = tuple(gamma), ell
-        self._bound = bound
+        self._set_gamma(gamma)
+        up, free = self._gh, self._free
+        full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
+        full[_NONE] = max(bounds.values())
+        below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
+        for i in range(ell - 1, -1, -1):
+            h1 = gamma[i - 1] if i else _BOTTOM
+            row: list[list[tuple[int, int, int, Any]]] = []
+            for j in range(ell, g + 1):
+                self.budget.check()
+                base, adj = self._rest_terms(i, j)
+                limits = {tag: b - base for tag, b in full.items()}
+                cell: dict[tuple[int, int, Any], int] = {}
+                if i == ell - 1 and j == ell:
+                    cell[(h1, gamma[i], _NONE)] = 0
+                elif i + 1 < ell:  # shift γ[i] onto h1, then an item with γ[i] below (split k = i + 1)
+                    for v, h4, h5, tag in below[j - ell]:
+                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, tag)
+                elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
+                    for v, h4, h5, _ in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
+                        if v > full[_SHIFT]:
+                            break
+                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, _SHIFT)
+                for k in range(max(i + 2, ell), j):
+                    right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
+                    for v1, h2, h3, tag in row[k - ell]:
+                        room = full[tag] - v1
+                        right = right_parts.get(h3)
+                        if right is None:
+                            right = right_parts[h3] = self._buffer_cell(k, j, h3, full[_NONE])
+                        for v2, h4, h5, _ in right:
+                            if v2 > room:
+                                break
+                            _reduce_tagged(cell, up, free, adj, limits, h2, h4, h5, v1 + v2, tag)
+                row.append(sorted((v, a, b, tag) for (a, b, tag), v in cell.items()))
+            below = row
         out: dict[str, int] = {}
-        for (h2, h3, tag), v in self._stack_cell(0, g, {}).items():  # [$, $0] (line 13)
+        for v, h2, h3, tag in below[g - ell]:  # T[0, |γ|], item [$, $0] (line 13)
             if h2 == _BOTTOM and h3 == 0 and v < out.get(tag, 1 << 30):
                 out[tag] = v
         return out
+
+    def _set_gamma(self, gamma: Sequence[int]) -> None:
+        """γ for the next cells, with its orphans: the words of γ whose gold head is not in γ (already reduced).
+
+        An orphan gets a wrong head in every completion, so the tables count
+        its arc as 0 (``self._free``) and callers add their number
+        (:meth:`orphans`) once: a wrong arc that cannot be avoided then does
+        not use up the bounds of the branch and bound. ``self._gh``: the gold
+        heads with the orphans' replaced by -3, which matches nothing.
+        """
+        self._gamma = gamma = tuple(gamma)
+        inside = set(gamma)
+        self._gh = gh = list(self._up)
+        self._free = free = [0] * len(gh)
+        for x in gamma:
+            if x and gh[x] not in inside:
+                gh[x], free[x] = -3, 1
+        self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
+
+    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
+        """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
+
+        After an item ``[h1, h2 h3]`` of T[i, j] the live nodes are
+        outside = γ[:i-1] + γ[j:] and h2, h3; every other node of γ[i-1:j]
+        has been reduced and can head nothing more. A live node (not the root)
+        whose gold head is not live gets a wrong head later, in every
+        completion (orphans of γ excepted, :meth:`_set_gamma`): their number is
+        ``base + adj[h2] + adj[h3]``, less one for
+        each of h2, h3 whose gold head is the other (subtracted by the caller).
+        """
+        gamma, gh = self._gamma, self._gh
+        outside = set(gamma[:max(i - 1, 0)])
+        outside.update(gamma[j:])
+        base = 0
+        headed: dict[int, int] = {}
+        for x in outside:
+            h = gh[x]
+            if h >= 0 and h not in outside:
+                base += 1
+                headed[h] = headed.get(h, 0) + 1
+        adj = {_BOTTOM: 0}
+        for h in gamma[max(i - 1, 0):j]:
+            adj[h] = (gh[h] >= 0 and gh[h] not in outside) - headed.get(h, 0)
+        return base, adj
+
+    def orphans(self, stack: Sequence[int], b0: int) -> int:
+        """Words of (stack, b0..n) whose gold head was already reduced: a lower bound on the future loss, O(n)."""
+        up, n = self._up, self.n
+        live = set(stack)
+        return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
+            sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
     def greedy_future(self, stack: Sequence[int], b0: int) -> int:
         """Wrong arcs of one computation from (stack, b0..n): an upper bound on the future loss, O(n).
@@ -237,94 +351,177 @@ class TabularLoss:
             wrong += heads[dep] != stack[-1]
             pending[heads[dep]] -= 1
 
-    def _stack_cell(self, i: int, j: int, memo: dict) -> dict[tuple[int, int, Any], int]:
-        """T[i, j] for i < ℓ <= j: items ``(h2, h3, first action after c) -> loss``; h1 is γ[i-1]."""
-        key = (i, j)
-        cell = memo.get(key)
-        if cell is not None:
-            return cell
-        self.budget.check()
-        gamma, ell, bound = self._gamma, self._ell, self._bound
-        h1 = gamma[i - 1] if i else _BOTTOM
-        cell = {}
-        if i == ell - 1 and j == ell:
-            cell[(h1, gamma[i], _NONE)] = 0
-            memo[key] = cell
-            return cell
-        if i + 1 < ell:  # split k = i + 1: shift γ[i] onto h1, then an item with γ[i] below
-            for (h4, h5, tag), v in self._stack_cell(i + 1, j, memo).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, tag, bound)
-        else:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
-            for (h4, h5), v in self._buffer_cell(ell, j, gamma[i]).items():
-                _reduce_tagged(cell, self.heads, h1, h4, h5, v, _SHIFT, bound)
-        for k in range(max(i + 2, ell), j):
-            for (h2, h3, tag), v1 in self._stack_cell(i, k, memo).items():
-                for (h4, h5), v2 in self._buffer_cell(k, j, h3).items():
-                    _reduce_tagged(cell, self.heads, h2, h4, h5, v1 + v2, tag, bound)
-        memo[key] = cell
-        return cell
+    def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
+        """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``.
 
-    def _buffer_cell(self, k: int, j: int, h1: int) -> dict[tuple[int, int], int]:
-        """T[k, j] for ℓ <= k with ``h1`` below: items ``(h2, h3) -> loss``.
+        Cheapest first.
 
-        Depends only on the nodes γ[k:j] and on h1, which is the memo key:
-        shared by every configuration of the sentence (module doc).
+        Depends only on the nodes γ[k:j], on h1 and on which of them are
+        orphans (:meth:`_set_gamma`), which is the memo key: shared by every
+        configuration of the sentence (module doc). An item whose loss plus
+        :meth:`_right_orphans` exceeds ``cap`` cannot serve the table that
+        asks (its bounds are at most ``cap``); the memo keeps the cap a cell
+        was built with, and the cell is rebuilt when a larger cap is asked for.
+        ``r``: the words right of γ[j-1] whose gold head is h2 or h3 (:meth:`_right_orphans`).
+        The cells it needs are built first, from an explicit list rather than
+        by recursion, so a long reduced buffer cannot exhaust Python's stack.
         """
-        gamma = self._gamma
-        key = (gamma[k:j], h1)
-        cell = self._buffer_cells.get(key)
-        if cell is not None:
-            return cell
-        cell = {}
-        if j == k + 1:
-            cell[(h1, gamma[k])] = 0
-        else:
-            self.budget.check()
-            heads = self.heads
-            for m in range(k + 1, j):
-                for (h2, h3), v1 in self._buffer_cell(k, m, h1).items():
-                    for (h4, h5), v2 in self._buffer_cell(m, j, h3).items():
-                        _reduce_plain(cell, heads, h2, h4, h5, v1 + v2)
-        self._buffer_cells[key] = cell
-        return cell
+        items = self._ready(k, j, h1, cap)
+        if items is not None:
+            return items
+        pending = [(k, j, h1)]
+        while pending:
+            cell = pending[-1]
+            if self._ready(*cell, cap) is not None:
+                pending.pop()
+                continue
+            missing = self._missing_parts(*cell, cap)
+            if missing:
+                pending.extend(missing)
+                continue
+            self._store(*cell, cap, self._combine_buffer_cell(*cell, cap))
+            pending.pop()
+        return self._ready(k, j, h1, cap)
+
+    def _ready(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]] | None:
+        """The items of T[k, j] with ``h1`` below if built for a cap of at least ``cap`` (a one-node cell always)."""
+        local = self._cells_of_gamma.get((k, j, h1))
+        if local is not None and local[0] >= cap:
+            return local[1]
+        known = self._buffer_cells.get(self._cell_key(k, j, h1))
+        if known is None and j == k + 1:
+            known = self._store(k, j, h1, 1 << 30, [(0, h1, self._gamma[k], self._right_orphans(k, j, h1)[0])])
+        if known is None or known[0] < cap:
+            return None
+        self._cells_of_gamma[(k, j, h1)] = known
+        return known[1]
+
+    def _cell_key(self, k: int, j: int, h1: int) -> tuple:
+        gamma, free = self._gamma, self._free
+        return gamma[k:j], h1, tuple(x for x in gamma[k:j] if free[x]), free[h1]
+
+    def _store(self, k: int, j: int, h1: int, cap: int,
+               items: list[tuple[int, int, int, int]]) -> tuple[int, list[tuple[int, int, int, int]]]:
+        known = (cap, items)
+        self._buffer_cells[self._cell_key(k, j, h1)] = known
+        self._cells_of_gamma[(k, j, h1)] = known
+        return known
+
+    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
+        """The cells that T[k, j] with ``h1`` below combines and that are not built for ``cap`` yet."""
+        missing = []
+        for m in range(k + 1, j):
+            left = self._ready(k, m, h1, cap)
+            if left is None:
+                missing.append((k, m, h1))
+                continue
+            for h3 in {h3 for v1, _, h3, _ in left if v1 <= cap}:
+                if self._ready(m, j, h3, cap) is None:
+                    missing.append((m, j, h3))
+        return missing
+
+    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
+        """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
+        self.budget.check()
+        gh, free = self._gh, self._free
+        total, beyond = self._right_orphans(k, j, h1)
+        cell: dict[tuple[int, int], int] = {}
+        get = cell.get
+        for m in range(k + 1, j):
+            right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
+            for v1, h2, h3, _ in self._ready(k, m, h1, cap):
+                if v1 > cap:
+                    break
+                wrong_h2 = 1 - free[h2] if h2 else None  # la2 onto h2 when h5 is not its gold head
+                room = cap - total + beyond.get(h2, 0)
+                right = right_parts.get(h3)
+                if right is None:
+                    right = right_parts[h3] = self._ready(m, j, h3, cap)
+                for v2, h4, h5, live_beyond in right:
+                    v = v1 + v2
+                    if v > cap:
+                        break
+                    if v - live_beyond > room:  # every result keeps two of h2 h4 h5: its right orphans exceed cap
+                        continue
+                    # the reductions of lines 17-28 inline (the hot loop): la h5 -> h4; ra h4 -> h5 and ra2 h2 -> h5,
+                    # which give the same item; la2 h5 -> h2. An orphan's arc costs 0 (_set_gamma).
+                    c = v + (gh[h4] != h5) - free[h4]
+                    if c < get((h2, h5), cap + 1):
+                        cell[(h2, h5)] = c
+                    g5 = gh[h5]
+                    c = v + (g5 != h4 and g5 != h2) - free[h5]
+                    if c < get((h2, h4), cap + 1):
+                        cell[(h2, h4)] = c
+                    if wrong_h2 is not None:
+                        c = v + wrong_h2 if gh[h2] != h5 else v
+                        if c < get((h4, h5), cap + 1):
+                            cell[(h4, h5)] = c
+        items = []
+        for (a, b), v in cell.items():
+            live_beyond = beyond.get(a, 0) + beyond.get(b, 0)
+            if v + total - live_beyond <= cap:
+                items.append((v, a, b, live_beyond))
+        items.sort()
+        return items
+
+    def _right_orphans(self, k: int, j: int, h1: int) -> tuple[int, dict[int, int]]:
+        """Words right of γ[j-1] whose gold head is h1 or in γ[k:j], but not γ[j-1]: ``(number, per head)``.
+
+        After an item ``[h1, h2 h3]`` of T[k, j] those whose head is neither
+        h2 nor h3 (``number - right[h2] - right[h3]``) are still to be
+        attached and their head is reduced: each costs 1 in every completion,
+        a lower bound that does not depend on the configuration. Such a word
+        is in γ: it lies beyond γ[j-1], and a word collapsed by the buffer
+        reduction (§5.2) has its head inside its own fragment, which only
+        γ[j-1]'s fragment could share with the span (hence γ[j-1] is left out).
+        """
+        last = self._gamma[j - 1]
+        right: dict[int, int] = {}
+        for h in (h1, *self._gamma[k:j - 1]):
+            children = self.children[h]
+            beyond = len(children) - bisect_right(children, last)
+            if beyond:
+                right[h] = beyond
+        return sum(right.values()), right
 
 
-def _reduce_tagged(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int, tag: Any, bound: int) -> None:
-    """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one."""
+def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, int], limits: dict, h2: int, h4: int,
+                   h5: int, v: int, tag: Any) -> None:
+    """The four reductions of ``.. h2 h4 h5`` (Algorithm 1, lines 17-28) into a stack cell; tag None: this one.
+
+    An item is kept when its value plus the lower bound on the rest
+    (:meth:`TabularLoss._rest_terms`) is within ``limits`` of its tag. ``up``,
+    ``free``: gold heads and orphans of γ (:meth:`TabularLoss._set_gamma`); an orphan's arc costs 0.
+    """
     if h4:  # la: h5 -> h4 (the root is never a dependent)
-        key = (h2, h5, tag or _LA)
-        c = v + (heads[h4] != h5)
-        if c <= bound and c < cell.get(key, 1 << 30):
+        t = tag or _LA
+        c = v + (up[h4] != h5) - free[h4]
+        if c + adj[h2] + adj[h5] - (up[h2] == h5) - (up[h5] == h2) <= limits[t]:
+            key = (h2, h5, t)
+            if c < cell.get(key, 1 << 30):
+                cell[key] = c
+    rest = adj[h2] + adj[h4] - (up[h2] == h4) - (up[h4] == h2)
+    t = tag or _RA  # ra: h4 -> h5
+    c = v + (up[h5] != h4) - free[h5]
+    if c + rest <= limits[t]:
+        key = (h2, h4, t)
+        if c < cell.get(key, 1 << 30):
             cell[key] = c
-    key = (h2, h4, tag or _RA)  # ra: h4 -> h5
-    c = v + (heads[h5] != h4)
-    if c <= bound and c < cell.get(key, 1 << 30):
-        cell[key] = c
     if h2 == _BOTTOM:  # nothing below h4 to reduce with
         return
     if h2:  # la2: h5 -> h2
-        key = (h4, h5, tag or _LA2)
-        c = v + (heads[h2] != h5)
-        if c <= bound and c < cell.get(key, 1 << 30):
+        t = tag or _LA2
+        c = v + (up[h2] != h5) - free[h2]
+        if c + adj[h4] + adj[h5] - (up[h4] == h5) - (up[h5] == h4) <= limits[t]:
+            key = (h4, h5, t)
+            if c < cell.get(key, 1 << 30):
+                cell[key] = c
+    t = tag or _RA2  # ra2: h2 -> h5
+    c = v + (up[h5] != h2) - free[h5]
+    if c + rest <= limits[t]:
+        key = (h2, h4, t)
+        if c < cell.get(key, 1 << 30):
             cell[key] = c
-    key = (h2, h4, tag or _RA2)  # ra2: h2 -> h5
-    c = v + (heads[h5] != h2)
-    if c <= bound and c < cell.get(key, 1 << 30):
-        cell[key] = c
-
-
-def _reduce_plain(cell: dict, heads: list[int], h2: int, h4: int, h5: int, v: int) -> None:
-    """The four reductions of ``.. h2 h4 h5`` into a buffer cell (lines 17-28, without the pruning; module doc)."""
-    c = v + (heads[h4] != h5)  # la: h5 -> h4 (h4 is never the root here)
-    if c < cell.get((h2, h5), 1 << 30):
-        cell[(h2, h5)] = c
-    c = v + (heads[h5] != h4 and heads[h5] != h2)  # ra: h4 -> h5, ra2: h2 -> h5, same item
-    if c < cell.get((h2, h4), 1 << 30):
-        cell[(h2, h4)] = c
-    if h2:  # la2: h5 -> h2
-        c = v + (heads[h2] != h5)
-        if c < cell.get((h4, h5), 1 << 30):
-            cell[(h4, h5)] = c
 
 
 class AttardiDegree2Oracle:
@@ -333,8 +530,10 @@ class AttardiDegree2Oracle:
     ``costs(config)``: every legal action -> loss(a(c)) - loss(c), the losses
     from :class:`TabularLoss` (buffer reduction §5.2, Algorithm 1 §5.3). Keys as
     ``oracles.system.DynamicOracle`` says (labelled: an arc action carries the
-    gold label of the word it attaches). The table of a configuration is kept
-    for its successors, so a walk computes about one table per step.
+    gold label of the word it attaches). Each action's value is pinned between
+    bounds first and a table is built only for the actions still open (module
+    doc); the successors' future losses are remembered, so in a walk the next
+    configuration knows its own loss, a lower bound for all its actions.
     """
 
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
@@ -348,77 +547,98 @@ class AttardiDegree2Oracle:
         """Every legal action -> its cost (a new dict; the last answer is kept for :meth:`optimal`)."""
         last, answer = self._last
         if last is not config:
-            try:
-                answer = self._costs(config)
-            except RecursionError:  # the table recurses along the reduced buffer: hundreds of words deep
-                raise OracleUnavailable(f"the tabular loss recurses too deep for this configuration "
-                                        f"({len(config.stack)} stack and {len(config.buffer)} buffer words)") from None
+            answer = self._costs(config)
             self._last = (config, answer)
         return dict(answer)
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
+        """loss(a(c)) + δ(a) per legal action a, each pinned between a lower and an upper bound, minus loss(c)."""
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
         reduced = loss.reduced_buffer(stack, b0)
-        tagged = loss.first_action_losses(stack, list(stack) + reduced, self._bound(stack, b0))
-        if not tagged:
-            return {}
-        best = min(tagged.values())
-        self._remember((stack, b0), best)
-        out: dict[Action, int] = {}
-        if buffer:
-            if reduced[0] == b0 and loss.reduced_buffer(stack + (b0,), b0 + 1) == reduced[1:]:
-                after = tagged[_SHIFT]
+        orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
+        floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
+        answers: dict[str, int] = {}
+        open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
+        names: dict[str, Action] = {}
+        successors = self._successors(stack, b0)
+        for kind, name, after_stack, after_b0, arc in successors:
+            names[kind] = name
+            known = self._future.get((after_stack, after_b0))
+            if known is not None:
+                answers[kind] = arc + known
+                continue
+            after_orphans = loss.orphans(after_stack, after_b0)
+            low, high = max(arc + after_orphans, floor), arc + loss.greedy_future(after_stack, after_b0)
+            if low == high:
+                answers[kind] = low
+            elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
+                open_[kind] = [low, high]
             else:
-                after = self._future_of(stack + (b0,), b0 + 1)
-            out["SH"] = after - best
-        top = len(stack) - 1
+                answers[kind] = arc + self._future_of(after_stack, after_b0, low - arc, high - arc)
+        gamma = list(stack) + reduced
+        while open_:  # iterative deepening: each table asks "exactly `low`?", which prunes the most
+            found = loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
+            for kind in list(open_):
+                bounds = open_[kind]
+                bounds[0] += kind not in found
+                if kind in found or bounds[0] == bounds[1]:
+                    answers[kind] = bounds[0]
+                    del open_[kind]
+        if not answers:
+            return {}
+        for kind, _, after_stack, after_b0, arc in successors:
+            self._remember((after_stack, after_b0), answers[kind] - arc)
+        best = min(answers.values())
+        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
+
+    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int]]:
+        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1)."""
+        loss = self.loss
         gold = loss.heads
+        out = []
+        if b0 <= loss.n:
+            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0))
+        top = len(stack) - 1
         for k, (left, right) in ((1, (_LA, _RA)), (2, (_LA2, _RA2))):
             if top < k:
                 break
             below = stack[-1 - k]
             for kind, head, dep, after_stack in ((left, stack[-1], below, stack[:-1 - k] + stack[-k:]),
                                                  (right, below, stack[-1], stack[:-1])):
-                if dep == 0:
-                    continue
-                if loss.reduced_buffer(after_stack, b0) == reduced:
-                    after = tagged[kind]
-                else:
-                    after = self._future_of(after_stack, b0) + (gold[dep] != head)
-                out[kind if self.labels is None else f"{kind}({self.labels[dep]})"] = after - best
+                if dep:
+                    name = kind if self.labels is None else f"{kind}({self.labels[dep]})"
+                    out.append((kind, name, after_stack, b0, int(gold[dep] != head)))
         return out
 
-    def _bound(self, stack: tuple[int, ...], b0: int) -> int:
-        """Upper bound on the future loss after any legal action (greedy completions, :meth:`TabularLoss.greedy_future`)."""
+    def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
+                        after_stack: tuple[int, ...]) -> bool:
+        """Whether a(c) has c's γ (so c's table, tagged with a, holds loss(a(c)) + δ(a))."""
         loss = self.loss
-        gold = loss.heads
-        bounds = [loss.greedy_future(stack + (b0,), b0 + 1)] if b0 <= loss.n else []
-        top = len(stack) - 1
-        for k in (1, 2):
-            if top < k:
-                break
-            below = stack[-1 - k]
-            if below:
-                bounds.append((gold[below] != stack[-1]) + loss.greedy_future(stack[:-1 - k] + stack[-k:], b0))
-            bounds.append((gold[stack[-1]] != below) + loss.greedy_future(stack[:-1], b0))
-        return max(bounds) if bounds else 0
+        if kind == _SHIFT:
+            return reduced[0] == b0 and loss.reduced_buffer(after_stack, b0 + 1) == reduced[1:]
+        return loss.reduced_buffer(after_stack, b0) == reduced
 
-    def _future_of(self, stack: tuple[int, ...], b0: int) -> int:
+    def _future_of(self, stack: tuple[int, ...], b0: int, low: int, high: int) -> int:
+        """loss(stack, b0..n) (future arcs), known to lie in [low, high]: its own table, iterative deepening."""
         key = (stack, b0)
         known = self._future.get(key)
         if known is None:
             loss = self.loss
-            tagged = loss.first_action_losses(stack, list(stack) + loss.reduced_buffer(stack, b0))
-            known = min(tagged.values()) if tagged else 0
+            gamma = list(stack) + loss.reduced_buffer(stack, b0)
+            orphans = loss.orphans(stack, b0)
+            while low < high and not loss.first_action_losses(stack, gamma,
+                                                              dict.fromkeys(FIRST_ACTIONS, low - orphans)):
+                low += 1
+            known = low
             self._remember(key, known)
         return known
 
-    def _remember(self, key: tuple[tuple[int, ...], int], value: int) -> None:
-        if len(self._future) > 64:
+    def _remember(self, key: tuple[tuple[int, ...], int], future_loss: int) -> None:
+        if len(self._future) > 256:
             self._future.clear()
-        self._future[key] = value
+        self._future[key] = future_loss
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
