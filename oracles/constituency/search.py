@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Iterator
 
-from .system import Configuration, ConstituencySystem
+from .system import Built, Configuration, ConstituencySystem, Open, span_of
 from .tree import Node, Span, postorder, preorder
 
 __all__ = [
@@ -113,30 +113,66 @@ def min_loss(
     gold: Node,
     labels: Iterable[str] | None = None,
     max_states: int | None = 1_000_000,
-    memo: dict[Configuration, float] | None = None,
+    memo: dict | None = None,
 ) -> float:
     """The smallest Hamming loss of a final configuration reachable from ``config`` (inf if none).
 
     ``labels`` (default: the gold labels) are the non-terminals tried;
     ``memo`` may be shared between calls for the same gold tree and labels.
+
+    Memoised on what the future depends on: the stack with completed items
+    reduced to their spans and unary counts (their labels are never looked
+    at again), the buffer, the flag, and how many copies of each gold
+    constituent are built (wrong ones built so far only add a constant).
+    Without this the unary chains of wrong labels make even 3 words
+    intractable.
     """
     labels = gold_labels(gold) if labels is None else list(labels)
     spans = postorder(gold)
+    wanted = Counter(spans)
     memo = {} if memo is None else memo
     counter = _Counter(max_states)
 
-    def loss(current: Configuration) -> float:
-        known = memo.get(current)
+    starts = {(label, start) for label, start, _ in spans}
+
+    def key(current: Configuration) -> tuple:
+        stack = []
+        for k, item in enumerate(current.stack):
+            if type(item) is Built:
+                stack.append((item.start, item.end, item.unary))
+            elif type(item) is Open:  # a label no gold constituent at its start has is as wrong as any other
+                start = span_of(current.stack[k - 1])[0] if system.nonterminal_kind == "PJ" else item.position
+                stack.append(item if (item.label, start) in starts else ("*", item.position))
+            else:
+                stack.append(item)
+        made = Counter(span for span in current.built if span in wanted)
+        return tuple(stack), current.buffer, current.finished, tuple(sorted(made.items()))
+
+    def future(current: Configuration) -> float:
+        """Smallest (loss of a reachable final) - (wrong constituents built so far)."""
+        k = key(current)
+        known = memo.get(k)
         if known is not None:
             return known
         counter.tick()
-        best = hamming(current.built, spans) if system.is_final(current) else float("inf")
+        if system.is_final(current):
+            made = Counter(span for span in current.built if span in wanted)
+            best: float = sum((wanted - made).values())
+        else:
+            best = float("inf")
         for _, nxt in successors(system, current, labels):
-            best = min(best, loss(nxt))
-        memo[current] = best
+            added = nxt.built[len(current.built):]
+            extra = 0
+            if added:
+                span = added[0]
+                have = sum(1 for s in current.built if s == span)
+                extra = int(have >= wanted[span])
+            best = min(best, extra + future(nxt))
+        memo[k] = best
         return best
 
-    return loss(config)
+    made = Counter(config.built)
+    return sum((made - wanted).values()) + future(config)
 
 
 def exact_costs(
@@ -148,7 +184,7 @@ def exact_costs(
 ) -> dict[str, float]:
     """``{action: min_loss(apply(config, action)) - min_loss(config)}`` for every legal action."""
     labels = gold_labels(gold) if labels is None else list(labels)
-    memo: dict[Configuration, float] = {}
+    memo: dict = {}
     here = min_loss(system, config, gold, labels, max_states, memo)
     return {
         action: min_loss(system, nxt, gold, labels, max_states, memo) - here
