@@ -18,7 +18,7 @@ import pytest
 from nltk import Tree
 
 from oracles.constituency import from_nltk, get_constituency_system
-from oracles.constituency.dynamic import ConstituencyOracle, GoldIndex, exact_loss, paper_loss
+from oracles.constituency.dynamic import ConstituencyOracle, GoldIndex, exact_loss, limits_may_bind, paper_loss
 from oracles.constituency.search import gold_labels, min_loss, successors
 from treetool.formats.ptb import read_ptb_file
 
@@ -86,9 +86,12 @@ def sample_cases(name: str, max_words: int) -> tuple:
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_exact_equals_search_on_sample_trees(name):
+    system = get_constituency_system(name, **SYSTEMS[name])
     cases = sample_cases(name, 5)
     assert len(cases) > 200
-    wrong = [(c, base, exact_loss(c, g)) for c, base, g in cases if exact_loss(c, g) != base]
+    by_dp = [(c, base, g) for c, base, g in cases if not limits_may_bind(system, c, g, g.remaining(c.built)[0])]
+    assert len(by_dp) > 0.8 * len(cases)  # the rest are answered by the search (limits may bind)
+    wrong = [(c, base, exact_loss(c, g)) for c, base, g in by_dp if exact_loss(c, g) != base]
     assert not wrong, wrong[:3]
 
 
@@ -103,9 +106,10 @@ def test_exact_equals_search_on_random_trees(name):
             continue
         index = GoldIndex(gold, system)
         for config, base in exploring_configurations(system, gold, seeds=1, error_rate=0.2):
-            assert exact_loss(config, index) == base, (gold, config)
-            checked += 1
-    assert checked > 100
+            if not limits_may_bind(system, config, index, index.remaining(config.built)[0]):
+                assert exact_loss(config, index) == base, (gold, config)
+                checked += 1
+    assert checked > 80
 
 
 #: Share of configurations on exploring paths (trees of <= 5 words of the sample) where the paper's loss differs.
