@@ -71,6 +71,7 @@ class GoldIndex:
         self.spans = postorder(gold)
         self.counts = Counter(self.spans)
         self.size = len(self.spans)
+        self.labels = frozenset(label for label, _, _ in self.spans)
         self.ends = sorted({end for _, _, end in self.spans})
         # Non-terminal index (the paper's (X, j)) of each gold node, and the order the static oracle opens them.
         order = _in_order_nodes(gold) if self.in_order else list(preorder(gold))
@@ -410,10 +411,19 @@ class ConstituencyOracle:
         return int(min_loss(self.system, config, self.gold_tree, self.labels, None, self._memo))
 
     def costs(self, config: Configuration) -> dict[str, int]:
+        """Every legal action's cost; labels absent from the gold tree all cost the same, computed once."""
         base = self.loss(config)
-        apply = self.system.apply
-        return {action: self.loss(apply(config, action)) - base
-                for action in self.system.legal_actions(config, self.labels)}
+        apply, gold_labels = self.system.apply, self.gold.labels
+        out: dict[str, int] = {}
+        foreign: int | None = None
+        for action in self.system.legal_actions(config, self.labels):
+            if action.endswith(")") and action[3:-1] not in gold_labels:
+                if foreign is None:
+                    foreign = self.loss(apply(config, action)) - base
+                out[action] = foreign
+            else:
+                out[action] = self.loss(apply(config, action)) - base
+        return out
 
     def optimal(self, config: Configuration) -> list[str]:
         return [action for action, cost in self.costs(config).items() if cost == 0]
