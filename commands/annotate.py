@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Optional
 
 import typer
 
-from oracles.annotate import ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle
-from oracles.system import OracleUnavailable, TransitionSystem
+from oracles.annotate import (
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, oracle_takes_budget,
+)
+from oracles.nederhof import ALGORITHMS, STRATEGIES
+from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.parallel import SentencePool
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, refuse_inapplicable,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
 from .constituency_annotate import CONSTITUENCY_SYSTEMS, LossKind, annotate_constituency
 from .progress import SentenceProgress
@@ -30,16 +34,21 @@ STEP_FORMATS = ("jsonl", "tsv")
 Policy = choices("Policy", POLICIES)
 OracleKind = choices("OracleKind", ORACLE_KINDS)
 StepFormat = choices("StepFormat", STEP_FORMATS)
+Algorithm = choices("Algorithm", ALGORITHMS)
+Strategy = choices("Strategy", STRATEGIES)
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
     OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
              "needs --system nm-arc-eager and its dynamic oracle"),
-    OnlyWhen(("max_length", "max_seconds"), lambda v: v["exact"],
+    OnlyWhen(("algorithm", "strategy"), lambda v: v["system"] == "arc-standard" and not v["exact"],
+             "needs --system arc-standard and its dynamic oracle (Nederhof 2019)"),
+    OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; annotate takes skip or fail"),
+    OnlyWhen(("max_seconds",), lambda v: v["budgeted"],
+             "acts only with exact search or an oracle that takes a budget (arc-standard's cubic algorithm, attardi --degree 2)"),
+    no_lift("annotate"),
 )
 
 
@@ -59,6 +68,8 @@ def annotate_command(
     seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
     predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
+    algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
+    strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
     max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -70,6 +81,7 @@ def annotate_command(
     quiet: Quiet = False,
     loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = papers/001's formula (not exact, see README); search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
+    jobs: Jobs = 1,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
 
@@ -92,6 +104,7 @@ def annotate_command(
       treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
+      treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
     """
     if system in CONSTITUENCY_SYSTEMS:
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
@@ -107,39 +120,60 @@ def annotate_command(
                                 "for PTB trees use --system top-down or in-order", filename=path)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=oracle_takes_budget(chosen, kind))
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
     walk = functools.partial(
-        _steps, chosen, labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
-        options={"prefer_monotonic": True} if prefer_monotonic else {})
-    encode = _jsonl if output_format.value == "jsonl" else _tsv
+        _walk_text, chosen, _jsonl if output_format.value == "jsonl" else _tsv, labeled=labeled, kind=kind,
+        max_length=max_length, max_seconds=max_seconds, options=_oracle_options(prefer_monotonic, algorithm, strategy))
     timed_out: list[str] = []
-    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out, SentenceProgress(quiet) as progress:
-        trees = PredictedTrees(predicted, from_format, errors) if predicted else None
+    with (
+        error_policy(on_error, rejects) as errors,
+        AtomicOutput(output) as out,
+        SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=errors) as pool,
+    ):
+        trees = PredictedTrees(predicted, from_format, pool.report) if predicted else None
         for path, fmt in inputs:
-            sentences = progress.track(read_treebank(path, fmt, on_error=trees or errors), path, lambda s: len(s.raw))
-            for position, sentence in enumerate(sentences, 1):
-                if trees is not None:
-                    walk_policy = trees.policy_for(sentence, position)
+            sentences = enumerate(read_treebank(path, fmt, on_error=trees or pool.report), 1)
+            tasks = (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),
+                               trees.policy_for(s, p) if trees is not None else walk_policy, p))
+                     for p, s in sentences)
+            for (position, sentence), outcome in progress.track(pool.map(walk, tasks), path,
+                                                                lambda r: len(r[0][1].raw)):
                 try:
-                    text = encode(sentence.identifier(position), walk(sentence, walk_policy, position))
-                except TreebankError as err:
-                    errors(err)
+                    text = outcome.get()
+                except OracleUnavailable as err:
+                    errors(_unavailable(chosen, kind, err, sentence))
+                    continue
+                except IncompleteDerivation as err:
+                    errors(TreebankError(str(err), filename=sentence.filename, line=sentence.line,
+                                         sent_id=sentence.sent_id, raw=sentence.raw))
                     continue
                 except SentenceTimeout as err:
                     if on_timeout is not None and on_timeout.value == "fail":
-                        raise TreebankError(f"exact search: {err}", filename=sentence.filename, line=sentence.line,
+                        what = "exact search" if kind == "exact" else "oracle"
+                        raise TreebankError(f"{what}: {err}", filename=sentence.filename, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.identifier(position))
                     continue
-                out.write(text.encode("utf-8"))
+                out.write(text)
         if trees is not None:
             trees.finish()
     if timed_out:
         error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
               f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
+
+
+def _oracle_options(prefer_monotonic: bool, algorithm: Any, strategy: Any) -> dict[str, Any]:
+    """The options given for the system's dynamic oracle (the RULES refuse them for any other)."""
+    options: dict[str, Any] = {"prefer_monotonic": True} if prefer_monotonic else {}
+    if algorithm is not None:
+        options["algorithm"] = algorithm.value
+    if strategy is not None:
+        options["strategy"] = strategy.value
+    return options
 
 
 def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
@@ -153,18 +187,23 @@ def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
     return asked.value
 
 
-def _steps(system: TransitionSystem, sentence: Sentence, policy: Any, position: int, *, labeled: bool, kind: str,
-           max_length: int, max_seconds: float | None, options: dict[str, Any]) -> Iterator[Step]:
-    """The walk of one sentence; a sentence the oracle cannot serve is a :class:`TreebankError`."""
-    try:
-        return annotate_sentence(system, sentence.head_list, sentence.deprels if labeled else None,
-                                 policy=policy, position=position, oracle=kind, max_length=max_length,
-                                 max_seconds=max_seconds, oracle_options=options)
-    except OracleUnavailable as err:
-        missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
-        message = f"{missing}{err} (--max-length raises the limit, --on-error skip skips such sentences)"
-        raise TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
-                            raw=sentence.raw) from None
+def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]], str],
+               sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
+               max_length: int, max_seconds: float | None, options: dict[str, Any]) -> bytes:
+    """The encoded walk of one sentence (heads, labels or None, id, policy, position): the work of ``--jobs``."""
+    heads, labels, sent_id, policy, position = sentence
+    steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
+                              max_length=max_length, max_seconds=max_seconds, oracle_options=options)
+    return encode(sent_id, steps).encode("utf-8")
+
+
+def _unavailable(system: TransitionSystem, kind: str, err: OracleUnavailable, sentence: Sentence) -> TreebankError:
+    """A sentence the oracle cannot serve, as bad input naming it."""
+    missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
+    limit = "--max-length raises the limit, " if kind == "exact" else ""
+    message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
+    return TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
+                         raw=sentence.raw)
 
 
 def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:

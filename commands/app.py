@@ -12,11 +12,13 @@ from .common import TreetoolCommand
 from . import annotate as annotate_module
 from . import coverage as coverage_module
 from . import deprojectivize as deprojectivize_module
+from . import diff as diff_module
 from . import filter as filter_module
 from . import oracle as oracle_module
 from . import projectivize as projectivize_module
 from . import replay as replay_module
 from . import stats as stats_module
+from . import view as view_module
 from .common import run_app
 
 app = typer.Typer(
@@ -58,6 +60,8 @@ app.command("oracle", cls=TreetoolCommand)(oracle_module.oracle_command)
 app.command("replay", cls=TreetoolCommand)(replay_module.replay_command)
 app.command("coverage", cls=TreetoolCommand)(coverage_module.coverage_command)
 app.command("annotate", cls=TreetoolCommand)(annotate_module.annotate_command)
+app.command("view", cls=TreetoolCommand)(view_module.view_command)
+app.command("diff", cls=TreetoolCommand)(diff_module.diff_command)
 
 
 def main() -> None:

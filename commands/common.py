@@ -29,6 +29,7 @@ from typer.core import TyperCommand
 from treetool.budget import ON_TIMEOUT_MODES
 from treetool.errors import TreebankError
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
+from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
 from treetool.treebank import treebank_format
@@ -56,14 +57,14 @@ OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 class TreetoolCommand(TyperCommand):
-    """A typer command whose variadic arguments read ``FILE...`` in usage and help.
+    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help.
 
     typer shows them as ``{FILE}...`` and ``FILE <list[str]>``: Python types
     mean nothing to a user of the command line.
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return [re.sub(r"^\{(.+)\}\.\.\.$", r"\1...", piece) for piece in super().collect_usage_pieces(ctx)]
+        return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in super().collect_usage_pieces(ctx)]
 
     def format_options(self, ctx: typer.Context, formatter: Any) -> None:
         arguments, options = [], []
@@ -72,8 +73,8 @@ class TreetoolCommand(TyperCommand):
             if record is None:
                 continue
             if param.param_type_name == "argument":
-                if param.nargs != 1:
-                    record = (f"{param.metavar or (param.name or '').upper()}...", getattr(param, "help", "") or "")
+                dots = "..." if param.nargs != 1 else ""
+                record = (f"{param.metavar or (param.name or '').upper()}{dots}", getattr(param, "help", "") or "")
                 arguments.append(record)
             else:
                 options.append(record)
@@ -128,10 +129,55 @@ OnTimeoutOpt = Annotated[
         "fallback, skip = left out, fail = an error (exit 2). Their ids go to stderr [default: lift].",
     ),
 ]
+def _jobs(value: int) -> int:
+    if value < 0:
+        raise typer.BadParameter("must be 0 (all cores) or a positive number of processes")
+    return value
+
+
+Jobs = Annotated[
+    int,
+    typer.Option(
+        "--jobs", "-j", metavar="N", callback=_jobs,
+        help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
+    ),
+]
 Quiet = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
 ]
+
+
+def _plot_suffix(value: Optional[str]) -> Optional[str]:
+    if value is not None:
+        try:
+            plot_format(value)
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+    return value
+
+
+def plot_option(what: str) -> Any:
+    """The ``--plot FILE`` option of a command whose figure shows ``what``."""
+    return typer.Option(
+        "--plot", metavar="FILE", callback=_plot_suffix, show_default=False,
+        help=f"Draw {what} into FILE (.png or .svg); needs matplotlib: {INSTALL_HINT}.",
+    )
+
+
+@contextmanager
+def plot_file(path: Optional[str]) -> Iterator[Optional[PlotFile]]:
+    """The ``--plot`` output (None without the option), opened before any work; without matplotlib
+    a usage error saying how to install it."""
+    if path is None:
+        yield None
+        return
+    try:
+        out = PlotFile(path)
+    except MatplotlibMissing as err:
+        raise InapplicableOption(f"--plot: {err}") from None
+    with out:
+        yield out
 
 
 def timeout_mode(on_timeout: Optional[OnTimeout]) -> str:
@@ -303,6 +349,12 @@ COMMON_RULES = (
     OnlyWhen(("rejects",), lambda v: v["on_error"].value == "skip", "needs --on-error skip"),
     OnlyWhen(("on_timeout",), lambda v: v.get("max_seconds") is not None, "needs --max-seconds"),
 )
+
+
+def no_lift(command: str) -> OnlyWhen:
+    """The rule of a command whose timeouts can only be skipped or fail: ``lift`` is projectivize's fallback."""
+    return OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+                    f"lift applies to projectivize only; {command} takes skip or fail")
 
 
 def dependency_inputs(ctx: typer.Context, files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:

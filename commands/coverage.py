@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
 from oracles.attardi import MAX_DEGREE
 from oracles.coverage import Coverage, CoverageCounter, is_bottom_up
-from oracles.system import has_own_static_oracle
+from oracles.system import TransitionSystem, has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
+from treetool.parallel import SentencePool
 from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
+    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
+    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
@@ -27,8 +30,7 @@ RULES = (
     OnlyWhen(("max_degree",), lambda v: v["bottom_up"], "applies to attardi and arc-standard only"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"],
              "acts only on a system without a static oracle of its own (generic search)"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; coverage takes skip or fail"),
+    no_lift("coverage"),
 )
 
 
@@ -49,6 +51,7 @@ def coverage_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Count the sentences a transition system can derive, and the canonical oracle's failures.
 
@@ -74,13 +77,19 @@ def coverage_command(
     per_file: list[Coverage] = []
     total = Coverage("total")
     timed_out: list[str] = []
-    with error_policy(on_error, rejects) as policy, SentenceProgress(quiet) as progress:
+    work = functools.partial(_tree_coverage, chosen, max_degree, max_seconds)
+    with (
+        error_policy(on_error, rejects) as policy,
+        SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
+    ):
         for path, fmt in inputs:
             counter = CoverageCounter(chosen, max_degree, path)
-            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
-            for position, sentence in enumerate(sentences, 1):
+            sentences = enumerate(read_treebank(path, fmt, on_error=pool.report), 1)
+            counted = pool.map(work, (((position, s), s.head_list) for position, s in sentences))
+            for (position, sentence), outcome in progress.track(counted, path, lambda r: len(r[0][1].raw)):
                 try:
-                    counter.add(sentence.head_list, UNLIMITED if max_seconds is None else Budget(max_seconds))
+                    counter.result.merge(outcome.get())
                 except SentenceTimeout as err:
                     if on_timeout is not None and on_timeout.value == "fail":
                         raise TreebankError(str(err), filename=path, line=sentence.line,
@@ -94,3 +103,11 @@ def coverage_command(
     rows = [c.as_dict(max_degree) for c in per_file]
     render(report_format.value, f"treetool coverage: {chosen.describe()}", COLUMNS, rows,
            total.as_dict(max_degree), sys.stdout)
+
+
+def _tree_coverage(system: TransitionSystem, max_degree: int, max_seconds: float | None,
+                   heads: Sequence[int]) -> Coverage:
+    """The counts of one tree (the per-sentence work of ``--jobs``; the caller merges them)."""
+    counter = CoverageCounter(system, max_degree)
+    counter.add(heads, UNLIMITED if max_seconds is None else Budget(max_seconds))
+    return counter.result

@@ -2,38 +2,49 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Optional
 
 import typer
 
 from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
+from oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
 from oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.formats.oracle_file import LANGS, SPELLINGS
+from treetool.parallel import Outcome, SentencePool
 from treetool.report import JsonReportFile
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    cli_command, error, error_policy, dependency_inputs, refuse_inapplicable,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
+    cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
+from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
-SEQUENCE_FORMATS = ("conllu", "jsonl", "lines")
+SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
 #: The comment ``oracle`` writes and ``replay`` reads.
 TRANSITIONS_COMMENT = "transitions"
 
 SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
+Lang = choices("Lang", LANGS)
+Spelling = choices("Spelling", tuple(SPELLINGS))
+_DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "max_seconds", "on_timeout")
 RULES = (
+    OnlyWhen(_DEPENDENCY_ONLY, lambda v: v["system"] not in CONSTITUENCY_SYSTEMS,
+             "acts with dependency systems only"),
+    OnlyWhen(("on_unparsable",), lambda v: v["system"] not in CONSTITUENCY_SYSTEMS or v["on_unparsable"].value != "projectivize",
+             "projectivize applies to dependency trees only; constituency systems take skip or fail"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"].value == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "or --on-unparsable projectivize"),
-    OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
-             "lift applies to projectivize only; oracle takes skip or fail"),
+    no_lift("oracle"),
 )
 OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
 
@@ -111,7 +122,11 @@ def oracle_command(
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
     labeled: LabeledOpt = False,
-    output_format: Annotated[SequenceFormat, typer.Option("--format", help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence.")] = SequenceFormat.conllu,
+    output_format: Annotated[Optional[SequenceFormat], typer.Option("--format", show_default=False, help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence; rnng (top-down) / inorder (in-order): the RNNG / In-Order parsers' oracle files [default: conllu; rnng for top-down, inorder for in-order].")] = None,
+    vocab: Annotated[Optional[list[str]], typer.Option("--vocab", metavar="FILE", show_default=False, help="top-down/in-order: PTB training file(s) whose words occurring more than once are known; the others get unknown-word classes [default: the input files].")] = None,
+    lang: Annotated[Lang, typer.Option("--lang", help="top-down/in-order: en: Berkeley unknown-word classes (UNK-INITC-KNOWNLC...); ch: every unknown word is UNK.")] = Lang.en,
+    spelling: Annotated[Spelling, typer.Option("--spelling", help="in-order: pj-term: PJ(X) ... TERM (In-Order); nt-term: NT(X) ... TERM with '!# ' tree comments (Dynamic-In-Order); nt-finish: NT(X) ... FINISH.")] = Spelling("pj-term"),
+    clean: Annotated[bool, typer.Option("--clean/--no-clean", help="top-down/in-order: clean the PTB trees as filter --drop-traces --strip-functions --remove-wrapper does (on by default).")] = True,
     on_unparsable: Annotated[OnUnparsable, typer.Option("--on-unparsable", help="A tree the system cannot derive: skip it (jsonl/lines keep an entry: null / an empty line), fail (exit 2), or derive its optimal projectivization instead.")] = OnUnparsable.skip,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -121,6 +136,7 @@ def oracle_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Write a gold transition sequence for every sentence (static oracle of the system).
 
@@ -138,26 +154,42 @@ def oracle_command(
       treetool oracle train.conllu --system arc-hybrid --on-unparsable projectivize
       treetool oracle train.conllu --system mysystems:MySystem --max-seconds 2
     """
+    if system in CONSTITUENCY_SYSTEMS:
+        refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=False, format=getattr(output_format, "value", None))
+        fmt = check_format(system, getattr(output_format, "value", None))
+        run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
+                  from_format.value if from_format else None)
+        with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
+            counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
+            report_out.write({"total": counts})
+        return
+    if output_format is None:
+        output_format = SequenceFormat.conllu
+    elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":
+        raise InapplicableOption(f"--format {output_format.value} needs --system top-down or in-order")
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, searches=not has_own_static_oracle(chosen))
+    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=not has_own_static_oracle(chosen), format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
+    work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
     with (
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
             for path, fmt in inputs:
                 counts = SequenceCounts(path)
-                sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw))
-                for position, sentence in enumerate(sentences, 1):
-                    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
-                    result = _sequence(chosen, sentence, labeled, on_unparsable.value, budget, fail_on_timeout)
+                sentences = enumerate(read_treebank(path, fmt, on_error=pool.report), 1)
+                tasks = (((p, s), (s.head_list, s.deprels if labeled else None)) for p, s in sentences)
+                for (position, sentence), outcome in progress.track(pool.map(work, tasks), path,
+                                                                    lambda r: len(r[0][1].raw)):
+                    result = _sequence(outcome, sentence, fail_on_timeout)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)
                 per_file.append(counts)
@@ -173,12 +205,18 @@ def oracle_command(
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
 
 
-def _sequence(system: Any, sentence: Sentence, labeled: bool, on_unparsable: str, budget: Budget,
-              fail_on_timeout: bool) -> GoldSequence:
+def _gold(system: Any, on_unparsable: str, max_seconds: float | None,
+          tree: tuple[list[int], list[str] | None]) -> GoldSequence:
+    """The gold sequence of one tree (heads, labels or None): the per-sentence work of ``--jobs``."""
+    heads, labels = tree
+    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+    return gold_sequence(system, heads, labels, on_unparsable=on_unparsable, budget=budget)
+
+
+def _sequence(outcome: Outcome, sentence: Sentence, fail_on_timeout: bool) -> GoldSequence:
     """The gold sequence, with "cannot derive" and "out of time" turned into skips or located errors."""
     try:
-        return gold_sequence(system, sentence.head_list, sentence.deprels if labeled else None,
-                             on_unparsable=on_unparsable, budget=budget)
+        return outcome.get()
     except (NotDerivable, SentenceTimeout) as err:
         if isinstance(err, SentenceTimeout) and not fail_on_timeout:
             return GoldSequence(None, sentence.head_list, reason=f"timed out: {err}", timed_out=True)

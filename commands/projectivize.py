@@ -9,16 +9,18 @@ from typing import Annotated, Optional
 import typer
 
 from treetool.projectivization.optimal import TIE_RULES
-from treetool.projectivization.driver import METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
+from treetool.plots import GeometricMeanByLength, optimal_counts_figure
+from treetool.projectivization.driver import COUNT_COMMENT, METHODS, ROOT_MODES, ProjectivizeOptions, ProjectivizeStats, Projectivizer
 from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PSEUDO_SCHEMES
+from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
-    refuse_inapplicable, timeout_mode,
+    plot_file, plot_option, refuse_inapplicable, timeout_mode,
 )
 from .progress import SentenceProgress
 
@@ -37,6 +39,7 @@ RULES = (
     OnlyWhen(("root", "ties", "count"), lambda v: v["method"].value == "optimal", "applies to --method optimal only"),
     OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"].value == "pseudo",
              "applies to --method pseudo only"),
+    OnlyWhen(("plot",), lambda v: v["count"], "needs --count (it plots the counts)"),
     OnlyWhen(("max_seconds",), lambda v: v["method"].value == "optimal",
              "applies to --method optimal only (pseudo-projectivization is linear-time)"),
 )
@@ -58,6 +61,13 @@ def _input_bytes(sentence: Sentence) -> int:
     return len(sentence.raw)
 
 
+def _count_trees(means: GeometricMeanByLength, sentence: Sentence) -> None:
+    """Add the sentence's count of optimal trees (the comment --count wrote; none when it timed out and was lifted)."""
+    count = sentence.comment_value(COUNT_COMMENT)
+    if count is not None:
+        means.add(len(sentence), int(count))
+
+
 @cli_command
 def projectivize_command(
     ctx: typer.Context,
@@ -75,11 +85,13 @@ def projectivize_command(
     report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree (implied by --format).")] = False,
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
     report_format: ReportFormatOpt = ReportFormat.table,
+    plot: Annotated[Optional[str], plot_option("the number of optimal projective trees against sentence length (geometric mean per length, one line per file; Nederhof 2019, Figure 8); needs --count")] = None,
     from_format: FromFormat = None,
     to: ToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    jobs: Jobs = 1,
 ) -> None:
     """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
 
@@ -99,6 +111,7 @@ def projectivize_command(
       treetool projectivize train.conllu --method pseudo --scheme head+path -o train.pproj.conllu
       treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
       treetool projectivize long.conllu --max-seconds 10 --on-timeout skip -o out.conllu
+      treetool projectivize train.conllu --count --plot counts.svg -o /dev/null
     """
     refuse_inapplicable(ctx, RULES)
     inputs = dependency_inputs(ctx, files, from_format)
@@ -113,22 +126,30 @@ def projectivize_command(
     source = inputs[0][1]
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
+    counts: dict[str, GeometricMeanByLength] = {}
     with (
+        plot_file(plot) as plot_out,
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            sentences = progress.track(read_treebank(path, fmt, on_error=policy), path, size_of=_input_bytes)
-            for sentence in projectivizer.run(sentences, stats):
+            sentences = read_treebank(path, fmt, on_error=pool.report)
+            means = counts.setdefault(path, GeometricMeanByLength()) if plot_out is not None else None
+            for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)
+                if means is not None:
+                    _count_trees(means, sentence)
             stats.seconds = time.perf_counter() - start
             per_file.append(stats)
             total.merge(stats)
         report_out.write({"files": [r.as_dict() for r in per_file], "total": total.as_dict()})
+        if plot_out is not None:
+            plot_out.save(optimal_counts_figure(counts))
     summary = projectivizer.timeout_summary()
     if summary:
         error(f"warning: {summary}")

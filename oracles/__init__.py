@@ -9,7 +9,9 @@ The interface is in :mod:`oracles.system`; one module per family of systems
 (:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
 :mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
 the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
-:mod:`oracles.dynamic` (``system.dynamic_oracle(gold_heads, gold_labels)``).
+:mod:`oracles.dynamic`, :mod:`oracles.nederhof` (arc-standard) and, for attardi of degree 2,
+:mod:`oracles.tabular_loss`
+(``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
 from .annotate import Explore, Predicted, Static, Step, annotate_sentence
@@ -17,6 +19,7 @@ from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
 from .arc_hybrid import ArcHybrid
 from .arc_standard import ArcStandard
 from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
+from .nederhof import NederhofOracle, StrategyRestriction
 from .dynamic import ArcEagerOracle, ArcHybridOracle, NonMonotonicArcEagerOracle, disagreement, exploring_walk
 from .search import (
     Budget,
@@ -31,6 +34,7 @@ from .search import (
     search_oracle,
 )
 from .swap import SWAP_ORDERS, Swap
+from .tabular_loss import AttardiDegree2Oracle, TabularLoss
 from .system import (
     SYSTEMS,
     Action,
@@ -62,6 +66,7 @@ __all__ = [
     "ArcHybridOracle",
     "ArcStandard",
     "Attardi",
+    "AttardiDegree2Oracle",
     "Budget",
     "BudgetExceeded",
     "Configuration",
@@ -71,6 +76,7 @@ __all__ = [
     "IllegalAction",
     "IncompleteDerivation",
     "MAX_DEGREE",
+    "NederhofOracle",
     "NM_VARIANTS",
     "NonMonotonicArcEager",
     "NonMonotonicArcEagerOracle",
@@ -79,8 +85,10 @@ __all__ = [
     "SWAP_ORDERS",
     "SYSTEMS",
     "SearchError",
+    "StrategyRestriction",
     "Swap",
     "SystemSpecError",
+    "TabularLoss",
     "TransitionSystem",
     "canonical_oracle",
     "derivable",

@@ -34,6 +34,7 @@ Policies (Goldberg & Nivre 2012 §3-4, "training with exploration"):
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from typing import Any, Callable, NamedTuple
 
 from treetool.budget import Budget
 
-from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads
+from .system import Action, Configuration, DynamicOracle, IncompleteDerivation, TransitionSystem, as_heads
 
 __all__ = [
     "ORACLE_KINDS",
@@ -55,7 +56,9 @@ __all__ = [
     "annotate_sentence",
     "has_published_oracle",
     "make_oracle",
+    "oracle_takes_budget",
     "sentence_random",
+    "walk",
 ]
 
 ORACLE_KINDS = ("exact", "dynamic")
@@ -91,8 +94,26 @@ Chooser = Callable[[Configuration, dict[Action, int], list[Action]], Action]
 
 
 def has_published_oracle(system: TransitionSystem) -> bool:
-    """True when ``system`` overrides the exact search with a dynamic oracle of its own."""
+    """True when ``system`` overrides the exact search with a dynamic oracle of its own.
+
+    A system whose options decide it (attardi: degree 2 only) says so with a
+    ``published_oracle`` attribute.
+    """
+    published = getattr(system, "published_oracle", None)
+    if published is not None:
+        return bool(published)
     return type(system).dynamic_oracle is not TransitionSystem.dynamic_oracle
+
+
+def oracle_takes_budget(system: TransitionSystem, kind: str = "dynamic") -> bool:
+    """True when the oracle ``make_oracle`` builds for ``kind`` is bounded by ``max_seconds``.
+
+    The exact search always is; a published oracle when its ``dynamic_oracle``
+    takes a ``budget`` (arc-standard: the cubic algorithm; attardi degree 2).
+    """
+    if kind == "exact" or not has_published_oracle(system):
+        return True
+    return "budget" in inspect.signature(system.dynamic_oracle).parameters
 
 
 def make_oracle(
@@ -110,15 +131,20 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
     raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search (a call that finds the
-    time spent raises ``treetool.budget.SentenceTimeout``). ``options`` go to a published
-    ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``).
+    ``max_seconds`` bounds the whole sentence's search, or the published
+    oracle's work when it takes a budget (:func:`oracle_takes_budget`:
+    arc-standard's cubic algorithm, attardi degree 2); a call that finds the
+    time spent raises ``treetool.budget.SentenceTimeout``. ``options`` go to a
+    published ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``;
+    arc-standard: ``algorithm``, ``strategy``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "dynamic" and has_published_oracle(system):
-        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     budget = None if max_seconds is None else Budget(max_seconds)
+    if kind == "dynamic" and has_published_oracle(system):
+        if budget is not None and oracle_takes_budget(system):
+            options = {**options, "budget": budget}
+        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
 
 
@@ -260,16 +286,26 @@ def annotate_sentence(
     dynamic = oracle_for(heads, gold_labels)
     context = SentenceContext(system, heads, gold_labels, position, oracle_for)
     choose = policy.chooser(context)
-    return _walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
+    return walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
 
 
-def _walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+    """The steps from the initial configuration of ``n`` words to the first final one, ``choose`` picking each action.
+
+    The one walk loop of the package: :func:`annotate_sentence` runs it with
+    a policy's chooser, :func:`oracles.dynamic.exploring_walk` with the
+    sampler that measures oracles.
+    """
+    is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal
     config = system.initial(n, labeled=labeled)
     step = 0
-    while not system.is_final(config):
-        costs = oracle.costs(config)
-        optimal = oracle.optimal(config)
+    while not is_final(config):
+        costs = costs_of(config)
+        if not costs:
+            raise IncompleteDerivation(f"{system.describe()} has no legal action after {step} steps, "
+                                       "in a configuration that is not final")
+        optimal = optimal_of(config)
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
-        yield Step(step, config.stack, config.buffer, config.heads, config.labels, costs, optimal, action)
-        config = system.apply(config, action)
+        yield Step(step, *config, costs, optimal, action)
+        config = apply(config, action)

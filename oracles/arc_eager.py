@@ -124,19 +124,22 @@ class ArcEager(TransitionSystem):
         return Configuration((), tuple(range(1, n + 1)) + (0,), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
 
     def legal(self, config: Configuration) -> list[Action]:
-        stack, buffer, heads = config.stack, config.buffer, config.heads
-        out = []
-        if buffer and (buffer[0] != 0 or not stack):
-            out.append("SH")
-        if stack:
-            headless = heads[stack[-1]] == -1
-            if buffer and (headless or self.nm_left):
-                out.append("LA")
-            if buffer and buffer[0] != 0:
-                out.append("RA")
-            if not headless or (self.nm_reduce and len(stack) >= 2):
-                out.append("RE")
-        return out
+        return [kind for kind in ("SH", "LA", "RA", "RE") if self._is_legal(config, kind)]
+
+    def _is_legal(self, config: Configuration, kind: str) -> bool:
+        """The rules of ``legal`` for one transition: ``apply`` checks only the one it is asked for."""
+        stack, buffer = config.stack, config.buffer
+        if kind == "SH":
+            return bool(buffer) and (buffer[0] != 0 or not stack)
+        if not stack:
+            return False
+        if kind == "RE":
+            return config.heads[stack[-1]] != -1 or (self.nm_reduce and len(stack) >= 2)
+        if not buffer:
+            return False
+        if kind == "LA":
+            return self.nm_left or config.heads[stack[-1]] == -1
+        return buffer[0] != 0  # RA
 
     def apply(self, config: Configuration, action: Action) -> Configuration:
         kind, degree, label = parse_action(action)
@@ -144,7 +147,7 @@ class ArcEager(TransitionSystem):
             raise IllegalAction(action, f"{self.name} has no transition {action}")
         if label is not None and config.labels is None:
             raise IllegalAction(action, "a labelled transition needs a labelled configuration")
-        if kind not in self.legal(config):
+        if not self._is_legal(config, kind):
             raise IllegalAction(action, self._why_not(config, kind))
         stack, buffer = config.stack, config.buffer
         if kind == "SH":

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from .attardi import Attardi
+from .nederhof import NederhofOracle
 
 __all__ = ["ArcStandard"]
 
@@ -21,9 +24,37 @@ class ArcStandard(Attardi):
     """
 
     name = "arc-standard"
+    exact_dynamic_oracle = "any"
 
     def __init__(self) -> None:
         super().__init__(degree=1)
 
     def options(self) -> dict[str, int]:
         return {}
+
+    @property
+    def published_oracle(self) -> bool:
+        """Nederhof (2019), unlike Attardi's degree 1 seen as the generic bottom-up system."""
+        return True
+
+    def dynamic_oracle(
+        self,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        *,
+        max_length: int | None = None,
+        algorithm: str = "auto",
+        strategy: str = "none",
+        budget: Any = None,
+    ) -> NederhofOracle:
+        """Nederhof's (2019) oracle (``oracles.nederhof``): exact for every gold tree, any length.
+
+        ``algorithm``: ``auto`` (linear for a projective gold tree, else
+        cubic), ``cubic``, ``quadratic`` or ``linear`` (the last two refuse a
+        non-projective tree with ``ValueError``); ``strategy``: ``none``,
+        ``left-before-right``, ``strict`` or ``right-before-left``;
+        ``budget`` bounds the cubic algorithm. ``max_length`` is ignored (no
+        length limit), as for every published oracle.
+        """
+        options = {} if budget is None else {"budget": budget}
+        return NederhofOracle(gold_heads, gold_labels, algorithm=algorithm, strategy=strategy, **options)

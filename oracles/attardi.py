@@ -8,9 +8,11 @@ and uses it unchanged.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, format_action, parse_action
+from .system import (
+    Action, Configuration, DynamicOracle, IllegalAction, TransitionSystem, as_heads, attach, format_action, parse_action,
+)
 
 __all__ = ["Attardi", "bottom_up_run", "canonical_oracle", "label_actions", "min_degree", "MAX_DEGREE"]
 
@@ -186,6 +188,26 @@ class Attardi(TransitionSystem):
 
     def is_final(self, config: Configuration) -> bool:
         return len(config.stack) == 1 and not config.buffer
+
+    @property
+    def published_oracle(self) -> bool:
+        """Degree 2 has a published dynamic oracle (papers/000); other degrees only the exact search."""
+        return self.degree == 2
+
+    def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                       max_length: int | None = 10, budget: Any = None) -> DynamicOracle:
+        """Degree 2: the tabular oracle of papers/000 (``oracles.tabular_loss``), exact for every gold tree, any length.
+
+        ``budget`` (``treetool.budget.Budget``) bounds the whole sentence
+        (``SentenceTimeout`` when it runs out). Other degrees: no published
+        oracle, the exact search, limited to ``max_length`` words. Either way
+        ``exact_dynamic_oracle`` is ``"any"``.
+        """
+        if self.degree != 2:
+            return self.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
+        from .tabular_loss import AttardiDegree2Oracle
+
+        return AttardiDegree2Oracle(gold_heads, gold_labels, budget=budget)
 
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
         """The canonical computation (:func:`bottom_up_run`); ``None`` exactly when the tree is underivable."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Iterable, Iterator, Sequence
 
+from .annotate import walk
 from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads, with_label
 
 __all__ = ["ArcHybridOracle", "ArcEagerOracle", "NonMonotonicArcEagerOracle", "exploring_walk", "disagreement"]
@@ -101,7 +102,9 @@ class _CountingOracle:
         else:
             return False
         heads, old_heads = config.heads, last.heads
-        if heads[w] == old_heads[w]:
+        if heads is old_heads:  # SH and RE pass the tuple on unchanged
+            pass
+        elif heads[w] == old_heads[w]:
             if heads != old_heads:
                 return False
         elif heads[:w] != old_heads[:w] or heads[w + 1 :] != old_heads[w + 1 :]:
@@ -135,15 +138,20 @@ class _CountingOracle:
         if 0 not in costs.values() and costs:  # only with a non-projective gold tree: module docstring
             cheapest = min(costs.values())
             costs = {action: cost - cheapest for action, cost in costs.items()}
-        self._answer = (config, tuple(costs.items()))  # for optimal(config), safe from changes to the dict
+        self._answer = (config, self._best(config, costs))  # for optimal(config): a walk asks for both
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
-        """The cost-0 actions, in ``legal()`` order (reusing the costs of ``config`` if just computed)."""
-        answered, items = self._answer
+        """The optimal actions, in ``legal()`` order (reusing the answer for ``config`` if just computed)."""
+        answered, best = self._answer
         if answered is not config:
-            items = self.costs(config).items()
-        return [action for action, cost in items if cost == 0]
+            self.costs(config)
+            best = self._answer[1]
+        return list(best)
+
+    def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
+        """What :meth:`optimal` answers for ``config``: the actions of cost 0."""
+        return [action for action, cost in costs.items() if cost == 0]
 
     def _costs(self, config: Configuration) -> dict[Action, int]:
         raise NotImplementedError
@@ -351,8 +359,8 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
             out[self.re_keys[s0]] = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
         return out
 
-    def optimal(self, config: Configuration) -> list[Action]:
-        best = super().optimal(config)
+    def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
+        best = [action for action, cost in costs.items() if cost == 0]
         if not self.prefer_monotonic or len(best) < 2:
             return best
         mono = self._monotonic_costs(config)
@@ -373,22 +381,19 @@ def exploring_walk(
     Goldberg & Nivre (2012) §4: with probability ``error_rate`` a random
     action of non-zero cost (when there is one), otherwise a random optimal
     one. ``labels`` (labelled walks): an erroneous arc action gets a random
-    label from them, so wrong labels occur too.
+    label from them, so wrong labels occur too (unlike
+    :class:`oracles.annotate.Explore`, which makes attachment errors only).
     """
-    config = system.initial(n, labeled=bool(labels))
-    while not system.is_final(config):
-        costs = oracle.costs(config)
-        yield config, costs
-        if not costs:  # a stuck configuration (never for the built-in systems)
-            return
+
+    def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:
         wrong = [a for a, c in costs.items() if c]
         if wrong and rng.random() < error_rate:
             action = rng.choice(wrong)
-            if labels and action.endswith(")"):
-                action = with_label(action, rng.choice(labels))
-        else:
-            action = rng.choice([a for a, c in costs.items() if c == 0])
-        config = system.apply(config, action)
+            return with_label(action, rng.choice(labels)) if labels and action.endswith(")") else action
+        return rng.choice([a for a, c in costs.items() if c == 0])
+
+    for step in walk(system, oracle, n, bool(labels), choose):
+        yield Configuration(step.stack, step.buffer, step.heads, step.labels), step.costs
 
 
 def disagreement(

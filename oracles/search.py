@@ -18,6 +18,13 @@ least as good as any other. The search therefore tries, for each legal
 (unlabelled) action, the action labelled with the gold label of each word
 whose head it changes (one word for every built-in system).
 
+Restrictions: :class:`ExhaustiveSearch` and :class:`ExactOracle` take an
+optional ``restriction`` (:class:`Restriction`): only the actions it
+allows are followed, and the part of a configuration it reads is added to
+the memo key. This is how a parsing strategy that limits the computations
+counted (e.g. Nederhof 2019 §2, left-before-right) gets its exact reference
+without system-specific code here.
+
 Memoisation: on the whole configuration in general. When the system
 declares ``detached_words_final`` (words off the stack and buffer never
 change and are never looked at), the loss splits into the wrong detached
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterator, Protocol, Sequence
 
 from treetool.budget import SentenceTimeout
 
@@ -39,6 +46,7 @@ from .system import Action, Configuration, TransitionSystem, as_heads, with_labe
 __all__ = [
     "Budget",
     "BudgetExceeded",
+    "Restriction",
     "SearchError",
     "ExhaustiveSearch",
     "ExactOracle",
@@ -97,11 +105,30 @@ def _as_budget(budget: Any) -> Any:
     return budget
 
 
+class Restriction(Protocol):
+    """Limits the computations a search counts (e.g. a parsing strategy anchored at one configuration)."""
+
+    def allows(self, config: Configuration, action: Action) -> bool:
+        """True when the (unlabelled) legal ``action`` may be taken in ``config``."""
+        ...
+
+    def memo_state(self, config: Configuration) -> Hashable:
+        """Everything :meth:`allows` reads beyond the stack, the buffer and the arcs of the active words."""
+        ...
+
+
 class _Gold:
     """A gold tree and the per-word tests every search needs."""
 
-    def __init__(self, system: TransitionSystem, gold_heads: Sequence[int], gold_labels: Sequence[str] | None) -> None:
+    def __init__(
+        self,
+        system: TransitionSystem,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None,
+        restriction: Restriction | None = None,
+    ) -> None:
         self.system = system
+        self.restriction = restriction
         self.heads = tuple(as_heads(gold_heads))
         self.labels = None if gold_labels is None else tuple(gold_labels)
         self.n = len(self.heads) - 1
@@ -130,8 +157,10 @@ class _Gold:
 
     def moves(self, config: Configuration) -> Iterator[tuple[Action, Configuration]]:
         """Every legal action with its successor; arc actions labelled with the gold label (module doc)."""
-        system = self.system
+        system, restriction = self.system, self.restriction
         for action in system.legal(config):
+            if restriction is not None and not restriction.allows(config, action):
+                continue
             after = system.apply(config, action)
             if self.labels is None or config.labels is None:
                 yield action, after
@@ -252,7 +281,7 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
     """
     budget = _as_budget(budget)
     start = system.initial(n)
-    seen = {_fields(start)}  # plain tuples: hashed in C, unlike the dataclass
+    seen = {start}
     todo = [start]
     trees: set[tuple[int, ...]] = set()
     legal, apply, is_final = system.legal, system.apply, system.is_final
@@ -263,15 +292,10 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
             trees.add(config.heads)
         for action in legal(config):
             after = apply(config, action)
-            fields = _fields(after)
-            if fields not in seen:
-                seen.add(fields)
+            if after not in seen:
+                seen.add(after)
                 todo.append(after)
     return trees
-
-
-def _fields(config: Configuration) -> tuple:
-    return config.stack, config.buffer, config.heads, config.labels
 
 
 class ExhaustiveSearch:
@@ -280,6 +304,7 @@ class ExhaustiveSearch:
     Reuse one instance for every configuration of a sentence (e.g. along a
     parser's path) so that the memo is shared. ``loss`` may be ``math.inf``
     when no final configuration is reachable (never for built-in systems).
+    ``restriction`` (module doc): only the computations it allows are counted.
     """
 
     def __init__(
@@ -288,15 +313,25 @@ class ExhaustiveSearch:
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         budget: Any = None,
+        restriction: Restriction | None = None,
     ) -> None:
-        self.gold = _Gold(system, gold_heads, gold_labels)
+        self.gold = _Gold(system, gold_heads, gold_labels, restriction)
+        self.restriction = restriction
         self.system = system
         self.budget = _as_budget(budget)
         self._memo: dict[Any, float] = {}
         self._open: set[Any] = set()
 
     def _key(self, config: Configuration) -> Any:
-        """The whole configuration, or (detached_words_final) the stack, buffer and arcs of active words."""
+        """The whole configuration, or (detached_words_final) the stack, buffer and arcs of active words.
+
+        With a restriction, the state it reads is added.
+        """
+        if self.restriction is not None:
+            return self._plain_key(config), self.restriction.memo_state(config)
+        return self._plain_key(config)
+
+    def _plain_key(self, config: Configuration) -> Any:
         if not self.system.detached_words_final:
             return config
         active = [w for w in config.stack + config.buffer if w]  # ordered by the key's own stack and buffer
@@ -374,7 +409,8 @@ class ExactOracle:
     Costs are ints and keyed as ``oracles.system.DynamicOracle`` says: with
     gold labels an action that attaches a word carries that word's gold
     label (the best labelling, module doc). The memo is shared by every call,
-    so walking a sentence costs about one search.
+    so walking a sentence costs about one search. ``restriction``: see
+    :class:`ExhaustiveSearch` (with one, the memo is valid for its anchor only).
     """
 
     def __init__(
@@ -383,8 +419,9 @@ class ExactOracle:
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         budget: Any = None,
+        restriction: Restriction | None = None,
     ) -> None:
-        self.search = ExhaustiveSearch(system, gold_heads, gold_labels, budget)
+        self.search = ExhaustiveSearch(system, gold_heads, gold_labels, budget, restriction)
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         search = self.search

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from .arc_standard import ArcStandard
 from .attardi import bottom_up_run, label_actions
-from .system import Action, Configuration, IllegalAction, as_heads, parse_action
+from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, parse_action
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
 
@@ -173,6 +173,8 @@ class Swap(ArcStandard):
     """
 
     name = "swap"
+    dynamic_oracle = TransitionSystem.dynamic_oracle  # arc-standard's (Nederhof) does not know SW: exact search
+    published_oracle = False
     bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
 
     def __init__(self, order: str = "eager") -> None:

@@ -338,9 +338,10 @@ REFUSED = [
     (["--policy", "predicted"], "--policy predicted needs --predicted FILE"),
     (["--policy", "explore", "--error-rate", "1.5"], "--error-rate"),
     (["--system", "swap", "--oracle", "dynamic"], "--oracle dynamic: swap (order=eager) has no published dynamic"),
-    (["--system", "attardi", "--oracle", "dynamic"], "--oracle dynamic: attardi (degree=2) has no published"),
+    (["--system", "attardi", "--degree", "3", "--oracle", "dynamic"],
+     "--oracle dynamic: attardi (degree=3) has no published"),
     (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
-    (["--system", "arc-eager", "--max-seconds", "5"], "--max-seconds acts only with exact search"),
+    (["--system", "arc-eager", "--max-seconds", "5"], "--max-seconds acts only with exact search or an oracle that takes a budget"),
     (["--system", "swap", "--on-timeout", "skip"], "--on-timeout needs --max-seconds"),
     (["--system", "swap", "--max-seconds", "5", "--on-timeout", "lift"], "--on-timeout lift applies to projectivize"),
     (["--system", "swap", "--max-seconds", "0"], "--max-seconds"),
@@ -372,9 +373,27 @@ def test_prefer_monotonic_narrows_the_optimal_actions_to_cost_0_ones():
 
 
 def test_a_user_system_is_served_by_exact_search():
-    ours = run("annotate", EN, "--system", "arc-standard", "--policy", "explore", "--max-length", "9",
-               "--on-error", "skip")
+    ours = run("annotate", EN, "--system", "arc-standard", "--oracle", "exact", "--policy", "explore",
+               "--max-length", "9", "--on-error", "skip")
     theirs = run("annotate", EN, "--system", "example_system:MyArcStandard", "--policy", "explore",
                  "--max-length", "9", "--on-error", "skip")
     assert theirs.returncode == 0, theirs.stderr
     assert theirs.stdout == ours.stdout and ours.stdout
+
+
+def test_a_walk_that_finds_no_legal_action_says_so():
+    """A (user) system stuck in a non-final configuration: a clear error, not an endless or silent walk."""
+    from oracles.annotate import walk
+    from oracles.system import IncompleteDerivation
+
+    class NoAnswers:
+        def costs(self, config):
+            return {} if len(config.stack) == 2 else {"SH": 0}
+
+        def optimal(self, config):
+            return [a for a, c in self.costs(config).items() if c == 0]
+
+    steps = walk(get_system("arc-standard"), NoAnswers(), 3, False, lambda config, costs, best: best[0])
+    assert next(steps).action == "SH"
+    with pytest.raises(IncompleteDerivation, match="no legal action after 1 steps"):
+        next(steps)

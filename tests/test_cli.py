@@ -42,7 +42,7 @@ def test_version():
     assert result.stdout.strip() == f"treetool {__version__}"
 
 
-@pytest.mark.parametrize("command", ["stats", "filter", "projectivize", "deprojectivize"])
+@pytest.mark.parametrize("command", ["stats", "filter", "projectivize", "deprojectivize", "view", "diff"])
 def test_every_command_has_help_with_an_example(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0

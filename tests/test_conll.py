@@ -332,6 +332,13 @@ def test_extra_blank_lines_belong_to_the_sentence_before():
     assert s1.prefix == "\n \n" and s1.sep == "\n\n\n \t\n\r\n"
 
 
+def test_a_last_line_of_blanks_without_a_line_end_is_blank():
+    """Found by hypothesis: a final " \t \t" (no newline) after one line end was read as a word line by the reference."""
+    data = (S1 + S3 + " \t \t").encode()
+    s1, s3 = read_all(data)  # both readers agree, and the sentence is good
+    assert s3.head_list == [-1, 3, 3, 0] and s3.raw == (S3 + " \t \t").encode()
+
+
 def test_blank_input_gives_no_sentences():
     for data in (b"", b"\n", b"\n \t\r\n\n"):
         assert fast(data) == [] and reference(data) == []

@@ -45,6 +45,7 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("oracle", "output"): ("-o", [], WRITE),
     ("oracle", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
     ("oracle", "report_file"): ("--report-file", [], WRITE),
+    ("oracle", "vocab"): ("--vocab", ["--system", "top-down"], READ),
     ("replay", "files"): ("argument", [], READ),
     ("replay", "output"): ("-o", [], WRITE),
     ("replay", "rejects"): ("--rejects", ["--on-error", "skip"], WRITE),
@@ -54,30 +55,41 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("annotate", "output"): ("-o", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
     ("annotate", "rejects"): ("--rejects", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
     ("annotate", "predicted"): ("--predicted", ["--system", "arc-hybrid", "--policy", "predicted"], READ),
+    ("stats", "plot"): ("--plot", [], WRITE),
+    ("projectivize", "plot"): ("--plot", ["--count"], WRITE),
+    ("view", "files"): ("argument", [], READ),
+    ("view", "ids"): ("--ids", [], READ),
+    ("view", "compare"): ("--compare", [], READ),
+    ("diff", "gold"): ("argument", [EN], READ),
+    ("diff", "other"): ("second argument", [], READ),
 }
+
+#: Metavars of the parameters that name a file: FILE, and diff's GOLD and OTHER (also view --compare).
+PATH_METAVARS = {"FILE", "GOLD", "OTHER"}
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _missing(tmp: Path) -> Path:
-    return tmp / "no-such-dir" / "x.conllu"
+def _missing(tmp: Path, name: str = "x.conllu") -> Path:
+    return tmp / "no-such-dir" / name
 
 
-def _directory(tmp: Path) -> Path:
-    return tmp
+def _directory(tmp: Path, name: str = "x.conllu") -> Path:
+    (tmp / name).mkdir()
+    return tmp / name
 
 
-def _under_a_file(tmp: Path) -> Path:
+def _under_a_file(tmp: Path, name: str = "x.conllu") -> Path:
     (tmp / "plain").write_text("")
-    return tmp / "plain" / "x.conllu"
+    return tmp / "plain" / name
 
 
-def _no_permission(tmp: Path) -> Path:
+def _no_permission(tmp: Path, name: str = "x.conllu") -> Path:
     locked = tmp / "locked"
     locked.mkdir()
-    (locked / "x.conllu").write_bytes(EN.read_bytes())
+    (locked / name).write_bytes(EN.read_bytes())
     locked.chmod(0)
-    return locked / "x.conllu"
+    return locked / name
 
 
 def _unlock(tmp: Path) -> None:
@@ -86,8 +98,8 @@ def _unlock(tmp: Path) -> None:
         (tmp / "locked").chmod(0o700)
 
 
-# how a path fails -> (make such a path in a temporary directory, the errno it gives)
-FAILURES: dict[str, tuple[Callable[[Path], Path], int]] = {
+# how a path fails -> (make such a path, with a given file name, in a temporary directory; the errno it gives)
+FAILURES: dict[str, tuple[Callable[[Path, str], Path], int]] = {
     "missing": (_missing, errno.ENOENT),
     "directory": (_directory, errno.EISDIR),
     "under a file": (_under_a_file, errno.ENOTDIR),
@@ -96,13 +108,13 @@ FAILURES: dict[str, tuple[Callable[[Path], Path], int]] = {
 
 
 def path_parameters() -> set[tuple[str, str]]:
-    """Every (command, parameter) of the app that takes a FILE."""
+    """Every (command, parameter) of the app that takes a file (see :data:`PATH_METAVARS`)."""
     group = typer.main.get_command(app)
     return {
         (name, param.name)
         for name, command in group.commands.items()
         for param in command.params
-        if param.metavar == "FILE"
+        if param.metavar in PATH_METAVARS
     }
 
 
@@ -113,7 +125,9 @@ def test_the_table_lists_every_path_parameter():
 def arguments(command: str, parameter: str, path: Path) -> list[str]:
     how, extra, _ = PATH_PARAMETERS[command, parameter]
     if how == "argument":
-        return [command, str(path), *extra]
+        return [command, str(path), *map(str, extra)]
+    if how == "second argument":
+        return [command, str(EN), str(path), *extra]
     return [command, str(EN), *extra, how, str(path)]
 
 
@@ -123,7 +137,7 @@ def test_an_os_error_is_one_line_and_a_status(tmp_path, command, parameter, fail
     make, code = FAILURES[failure]
     if failure == "no permission" and IS_ROOT:
         pytest.skip("root is not refused by permission bits")
-    path = make(tmp_path)
+    path = make(tmp_path, "x.png" if parameter == "plot" else "x.conllu")  # --plot takes .png or .svg
     try:
         result = CliRunner().invoke(app, arguments(command, parameter, path))
     finally:

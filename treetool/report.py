@@ -73,14 +73,43 @@ def render_markdown(columns: Sequence[str], files: Sequence[Mapping[str, Any]], 
     return "\n".join(lines) + "\n"
 
 
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(value: float, largest: float, width: int) -> str:
+    """A horizontal bar of ``value`` on a scale where ``largest`` fills ``width`` cells (in eighths of a cell)."""
+    eighths = round(8 * width * value / largest) if largest > 0 else 0
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def bar_chart(rows: Sequence[tuple[str, float | None, str]], width: int = 30) -> list[str]:
+    """A terminal bar chart, one line per ``(label, value, note)``: the bar scaled to the largest
+    value, then the value (``n/a`` for None) and the note."""
+    largest = max((v for _, v, _ in rows if v is not None), default=0.0)
+    label_width = max((len(label) for label, _, _ in rows), default=0)
+    lines = []
+    for label, value, note in rows:
+        drawn = bar(value, largest, width) if value is not None else ""
+        shown = _cell(value)
+        lines.append(f"{label:>{label_width}} │{drawn:<{width}} {shown:>6} {note}".rstrip())
+    return lines
+
+
 def print_table(
     title: str,
     columns: Sequence[str],
     files: Sequence[Mapping[str, Any]],
     total: Mapping[str, Any] | None,
     stream: TextIO | None = None,
+    beside: Sequence[str] = (),
 ) -> None:
-    """A rich table with one column per report field (transposed: files are columns)."""
+    """A rich table with one column per report field (transposed: files are columns).
+
+    ``beside`` are lines of plain text (a :func:`bar_chart`) shown to the
+    right of the table when the width allows, else below it.
+    """
+    from rich.columns import Columns
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -93,7 +122,8 @@ def print_table(
         table.add_column(Text(name.rsplit("/", 1)[-1]), justify="right", overflow="fold")
     for column in columns[1:]:
         table.add_row(Text(column), *(Text(_cell(row.get(column))) for row in rows))
-    Console(file=stream, highlight=False, markup=False, emoji=False).print(table)
+    console = Console(file=stream, highlight=False, markup=False, emoji=False)
+    console.print(Columns([table, Text("\n".join(beside), no_wrap=True)], padding=(0, 3)) if beside else table)
 
 
 def render(

@@ -2,15 +2,19 @@
 
 The definitions (non-projective arc, gap degree, edge degree,
 well-nestedness) live in :mod:`treetool.trees`; this module only counts.
+Label inventories count DEPREL values, and, for a pseudo-projective scheme,
+the values ``treetool projectivize --method pseudo`` would write: the
+sentence goes through the same :class:`~treetool.projectivization.driver.Projectivizer`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .projectivization.driver import ProjectivizeOptions, Projectivizer
 from .report import percent, ratio
 from .sentence import Sentence
 from .trees import tree_measures
@@ -48,8 +52,24 @@ class TreebankStats:
     gap_degrees: Counter = field(default_factory=Counter)
     edge_degrees: Counter = field(default_factory=Counter)
     by_length: dict[str, list[int]] = field(default_factory=dict)  # bucket -> [sentences, non-projective]
+    labels: Counter | None = None  # DEPREL -> words, when asked for
+    labels_after_scheme: str | None = None  # pseudo-projective scheme of labels_after, when asked for
+    labels_after: Counter = field(default_factory=Counter)  # DEPREL after pseudo-projectivization -> words
+
+    def __post_init__(self) -> None:
+        self._pseudo = None
+        if self.labels_after_scheme is not None:
+            self._pseudo = Projectivizer(ProjectivizeOptions(method="pseudo", scheme=self.labels_after_scheme))
 
     def add(self, sentence: Sentence) -> None:
+        self._add_tree(sentence)
+        if self.labels is not None:
+            self.labels.update(sentence.deprels[1:])
+        if self._pseudo is not None:
+            self._pseudo.apply(sentence)  # in place: the tree is counted above
+            self.labels_after.update(sentence.deprels[1:])
+
+    def _add_tree(self, sentence: Sentence) -> None:
         heads = sentence.heads
         n = len(heads) - 1
         self.sentences += 1
@@ -75,6 +95,9 @@ class TreebankStats:
                      "multi_root_sentences", "ill_nested", "skipped"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.max_length = max(self.max_length, other.max_length)
+        if self.labels is not None and other.labels is not None:
+            self.labels.update(other.labels)
+        self.labels_after.update(other.labels_after)
         self.gap_degrees.update(other.gap_degrees)
         self.edge_degrees.update(other.edge_degrees)
         for key, (count, nonproj) in other.by_length.items():
@@ -102,6 +125,14 @@ class TreebankStats:
             "ill_nested": self.ill_nested,
             "skipped": self.skipped,
         }
+        if self.labels is not None:
+            out["labels"] = dict(_by_frequency(self.labels))
+        if self.labels_after_scheme is not None:
+            out["labels_after"] = {
+                "scheme": self.labels_after_scheme,
+                "distinct": len(self.labels_after),
+                "counts": dict(_by_frequency(self.labels_after)),
+            }
         if by_length:
             out["by_length"] = {
                 key: {
@@ -115,9 +146,125 @@ class TreebankStats:
         return out
 
 
-def treebank_stats(sentences: Iterable[Sentence], name: str = "total") -> TreebankStats:
-    """Count the statistics of a stream of sentences (constant memory)."""
-    stats = TreebankStats(name=name)
+def _by_frequency(counts: Counter) -> list[tuple[str, int]]:
+    """Most frequent first, ties in label order (a stable order for reports and tests)."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def new_labels(stats: TreebankStats, top: int) -> list[tuple[str, int]]:
+    """The ``top`` most frequent labels of ``labels_after`` that the input does not have: the labels
+    pseudo-projectivization adds to a classifier's output layer (needs ``labels`` counted)."""
+    known = stats.labels or Counter()
+    return [(label, n) for label, n in _by_frequency(stats.labels_after) if label not in known][:top]
+
+
+def treebank_stats(
+    sentences: Iterable[Sentence], name: str = "total", *, labels: bool = False, labels_after: str | None = None
+) -> TreebankStats:
+    """Count the statistics of a stream of sentences (constant memory).
+
+    ``labels`` counts DEPREL values; ``labels_after`` names a pseudo-projective
+    scheme (``head``, ``path``, ``head+path``) whose output labels are counted,
+    with ``projectivize``'s defaults for the other options.  Sentences are
+    changed in place by the latter.
+    """
+    stats = TreebankStats(name=name, labels=Counter() if labels else None, labels_after_scheme=labels_after)
     for sentence in sentences:
         stats.add(sentence)
     return stats
+
+
+@dataclass
+class ConstituencyStats:
+    """Counts over PTB trees (cleaned): size, labels, unary chains, depth, derivability by each system.
+
+    A unary node has one child (a word or a constituent); a unary chain is a
+    maximal run of nested unary nodes (``(S (NP (NN x)))``: one chain of 2).
+    Depth counts constituents on the longest root-to-word path (preterminals
+    are not constituents). ``derivable`` counts the trees each constituency
+    system derives under its limits (RNNG's open-non-terminal limit,
+    Kparser's unary limit); a tree that is a bare preterminal has no
+    constituent and counts for none.
+    """
+
+    name: str = "total"
+    trees: int = 0
+    words: int = 0
+    constituents: int = 0
+    unary_nodes: int = 0
+    unary_chains: int = 0
+    max_unary_chain: int = 0
+    max_depth: int = 0
+    skipped: int = 0
+    labels: Counter = field(default_factory=Counter)
+    derivable: Counter = field(default_factory=Counter)
+
+    def add(self, tree: Any) -> None:
+        from oracles.constituency import CONSTITUENCY_SYSTEMS, GoldTreeError, from_nltk, preorder
+
+        self.trees += 1
+        try:
+            gold = from_nltk(tree)
+        except GoldTreeError:
+            self.words += len(tree.leaves()) if hasattr(tree, "leaves") else 1
+            return
+        self.words += gold.end
+        depth_of = {id(gold): 1}
+        for node in preorder(gold):
+            depth = depth_of.pop(id(node))
+            self.max_depth = max(self.max_depth, depth)
+            self.constituents += 1
+            self.labels[node.label] += 1
+            for child in node.children:
+                if type(child) is not int:
+                    depth_of[id(child)] = depth + 1
+            if len(node.children) == 1:
+                self.unary_nodes += 1
+        for chain in _unary_chains(gold):
+            self.unary_chains += 1
+            self.max_unary_chain = max(self.max_unary_chain, chain)
+        for name, cls in CONSTITUENCY_SYSTEMS.items():
+            self.derivable[name] += cls().can_derive(gold)
+
+    def merge(self, other: "ConstituencyStats") -> None:
+        for name in ("trees", "words", "constituents", "unary_nodes", "unary_chains", "skipped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.max_unary_chain = max(self.max_unary_chain, other.max_unary_chain)
+        self.max_depth = max(self.max_depth, other.max_depth)
+        self.labels.update(other.labels)
+        self.derivable.update(other.derivable)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary; shares are percentages, n/a (None) over no trees."""
+        from oracles.constituency import CONSTITUENCY_SYSTEMS
+
+        out: dict[str, Any] = {
+            "file": self.name, "trees": self.trees, "words": self.words,
+            "mean_length": ratio(self.words, self.trees), "constituents": self.constituents,
+            "unary_nodes": self.unary_nodes, "unary_chains": self.unary_chains,
+            "max_unary_chain": self.max_unary_chain if self.trees else None,
+            "max_depth": self.max_depth if self.trees else None,
+        }
+        for name in CONSTITUENCY_SYSTEMS:
+            out[f"derivable_{name}_pct"] = percent(self.derivable[name], self.trees)
+        out["labels"] = dict(self.labels.most_common())
+        out["skipped"] = self.skipped
+        return out
+
+
+def _unary_chains(gold: Any) -> Iterator[int]:
+    """The length of every maximal chain of unary nodes of a gold tree (oracles.constituency.Node)."""
+    from oracles.constituency import preorder
+
+    inside: set[int] = set()  # ids of unary nodes whose parent is unary too
+    for node in preorder(gold):
+        if len(node.children) == 1 and type(node.children[0]) is not int:
+            child = node.children[0]
+            if len(child.children) == 1:
+                inside.add(id(child))
+    for node in preorder(gold):
+        if len(node.children) == 1 and id(node) not in inside:
+            length, current = 1, node
+            while type(current.children[0]) is not int and len(current.children[0].children) == 1:
+                length, current = length + 1, current.children[0]
+            yield length

@@ -85,9 +85,12 @@ def read_treebank(
     fmt: str | None = None,
     *,
     on_error: OnError | None = None,
+    ptb_lines: bool = False,
     **ptb_options: Any,
 ) -> Iterator[Any]:
     """Stream the sentences (CoNLL) or trees (PTB) of ``path`` (``-`` for stdin).
+
+    ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts.
 
     ``ptb_options`` go to :func:`treetool.formats.ptb.read_ptb` (``drop_traces``,
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
@@ -98,10 +101,11 @@ def read_treebank(
         head = binary.peek(4096)[:4096]
         resolved = resolve_format(path, fmt, head)
         if resolved == "ptb":
-            from .formats.ptb import read_ptb
+            from .formats.ptb import read_ptb, read_ptb_with_lines
 
             text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
-            yield from read_ptb(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
+            reader = read_ptb_with_lines if ptb_lines else read_ptb
+            yield from reader(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
             text.detach()
         else:
             yield from read_conll(binary, name, resolved, on_error)

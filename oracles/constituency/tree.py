@@ -14,12 +14,12 @@ Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Union
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Union
 
-from nltk import Tree
+if TYPE_CHECKING:
+    from nltk import Tree
 
-__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "preorder", "postorder", "is_preterminal"]
+__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder", "postorder", "is_preterminal"]
 
 Span = tuple[str, int, int]
 """A labelled span ``(label, start, end)``, end exclusive."""
@@ -29,9 +29,12 @@ class GoldTreeError(ValueError):
     """A bracketed tree that is not a constituency tree over words (the message says why)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints)."""
+class Node(NamedTuple):
+    """A phrasal constituent of a gold tree; ``children`` are nodes or word indices (ints).
+
+    A named tuple rather than a dataclass: trees are built at the speed of
+    reading (tens of thousands per second).
+    """
 
     label: str
     start: int
@@ -43,38 +46,61 @@ class Node:
         return (self.label, self.start, self.end)
 
 
-def is_preterminal(tree: Tree) -> bool:
+def is_preterminal(tree: Any) -> bool:
     """A bracket whose only child is a word (``(NN board)``)."""
-    return len(tree) == 1 and not isinstance(tree[0], Tree)
+    return len(tree) == 1 and isinstance(tree[0], str)
 
 
-def from_nltk(tree: Tree) -> Node:
+def tokens(tree: Any) -> tuple[list[str], list[str]]:
+    """The POS tags and the words of any bracketed tree (``nltk.Tree`` or ``ptb.Bracket``)."""
+    tags: list[str] = []
+    words: list[str] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if is_preterminal(node):
+            tags.append(node.label())
+            words.append(node[0])
+        else:
+            todo.extend(c for c in reversed(node) if not isinstance(c, str))
+            words.extend(c for c in node if isinstance(c, str))  # bare words, in malformed trees only
+    return tags, words
+
+
+def from_nltk(tree: "Tree") -> Node:
     """The gold tree of a cleaned PTB tree: phrasal nodes become :class:`Node`, preterminals word indices.
+
+    ``tree`` is an ``nltk.Tree`` or a ``treetool.formats.ptb.Bracket``.
 
     Raises :class:`GoldTreeError` for a tree that is a single preterminal
     (no constituent for the root), a bracket holding several words or
     words beside brackets (``(NP the (NN cat))``).
     """
+    return gold_and_tokens(tree)[0]
+
+
+def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
+    """:func:`from_nltk` plus the POS tags and the words, in one walk."""
     if is_preterminal(tree):
         raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
-    counter = [0]
-    return _convert(tree, counter)
+    tags: list[str] = []
+    words: list[str] = []
+    return _convert(tree, tags, words), tags, words
 
 
-def _convert(tree: Tree, counter: list[int]) -> Node:
-    start = counter[0]
+def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
+    start = len(words)
     children: list[Node | int] = []
     for child in tree:
-        if not isinstance(child, Tree):
+        if type(child) is str:
             raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: every word needs a POS tag")
-        if is_preterminal(child):
-            children.append(counter[0])
-            counter[0] += 1
-        elif all(isinstance(c, Tree) for c in child):
-            children.append(_convert(child, counter))
-        else:
-            raise GoldTreeError(f"bracket ({child.label()} ...) mixes words and brackets or holds several words")
-    return Node(str(tree.label()), start, counter[0], tuple(children))
+        if len(child) == 1 and type(child[0]) is str:  # a preterminal
+            children.append(len(words))
+            tags.append(child.label())
+            words.append(child[0])
+        else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
+            children.append(_convert(child, tags, words))
+    return Node(tree.label(), start, len(words), tuple(children))
 
 
 def preorder(node: Node) -> Iterator[Node]:

@@ -129,9 +129,12 @@ def split_blocks(chunks: Iterable[str]) -> Iterator[tuple[str, str, str, int]]:
     if buf:
         m = _SEPARATOR.search(buf)
         if m is None:
-            content, sep = buf, ""
-            if buf.endswith("\n"):
-                content, sep = buf[:-1], "\n"
+            # A last line of blanks without a line end is a blank line too, as with one.
+            i = buf.rfind("\n")
+            if i >= 0 and not buf[i + 1 :].strip(_BLANK_CHARS):
+                content, sep = buf[:i], buf[i:]
+            else:
+                content, sep = buf, ""
         else:
             content, sep = buf[:m.start()], m.group()
             tail = buf[m.end():]

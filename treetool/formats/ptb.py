@@ -31,11 +31,15 @@ from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import TextIO
 
-from nltk import Tree
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TreebankError
 
+if TYPE_CHECKING:
+    from nltk import Tree
+
 __all__ = [
+    "Bracket",
     "WRAPPER_LABELS",
     "drop_trace_elements",
     "parse_ptb_string",
@@ -61,6 +65,22 @@ ErrorHandler = Callable[[TreebankError], object]
 _NORMAL = 0
 _SKIP_TO_TOP = 1  # after a stray ")" or leaf: discard until the next "("
 _SKIP_TREE = 2  # after an error inside a tree: discard until it closes
+
+
+class Bracket(list):
+    """A bracket node without nltk: the children in a list, the label from :meth:`label` (as ``nltk.Tree``)."""
+
+    __slots__ = ("_label",)
+
+    def __init__(self, label: str, children: list) -> None:
+        list.__init__(self, children)
+        self._label = label
+
+    def label(self) -> str:
+        return self._label
+
+    def set_label(self, label: str) -> None:
+        self._label = label
 
 
 # --------------------------------------------------------------------------
@@ -90,7 +110,7 @@ def strip_function_tags(tree: Tree) -> Tree:
     """Apply :func:`strip_label` to every phrasal and POS label, in place."""
     tree.set_label(strip_label(tree.label()))
     for child in tree:
-        if isinstance(child, Tree):
+        if not isinstance(child, str):
             strip_function_tags(child)
     return tree
 
@@ -106,7 +126,7 @@ def drop_trace_elements(tree: Tree) -> Tree | None:
     changed = False
     kept = []
     for child in tree:
-        if isinstance(child, Tree):
+        if not isinstance(child, str):
             if drop_trace_elements(child) is None:
                 changed = True
                 continue
@@ -127,7 +147,7 @@ def remove_outer_wrapper(tree: Tree) -> Tree:
     while (
         tree.label() in WRAPPER_LABELS
         and len(tree) == 1
-        and isinstance(tree[0], Tree)
+        and not isinstance(tree[0], str)
     ):
         tree = tree[0]
     return tree
@@ -146,13 +166,18 @@ def read_ptb_with_lines(
     strip_functions: bool = False,
     remove_wrapper: bool = False,
     on_error: ErrorHandler | None = None,
+    node: Callable[[str, list], Any] | None = None,
 ) -> Iterator[tuple[int, Tree]]:
     """Like :func:`read_ptb`, yielding ``(line, tree)``.
 
     ``line`` is the 1-based number of the line where the tree's opening
-    bracket is.
+    bracket is. ``node``: the class of the nodes built, ``nltk.Tree`` by
+    default; :class:`Bracket` is a lighter one for callers that need only
+    labels and children (and spares them importing nltk).
     """
-    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions):
+    if node is None:
+        from nltk import Tree as node
+    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node):
         if remove_wrapper:
             tree = remove_outer_wrapper(tree)
         yield line, tree
@@ -253,6 +278,7 @@ def _parse(
     on_error: ErrorHandler | None,
     drop_traces: bool = False,
     strip_functions: bool = False,
+    node: Callable[[str, list], Any] = None,  # type: ignore[assignment]
 ) -> Iterator[tuple[int, Tree]]:
     """Bracket parser: yields ``(start line, tree)`` for each top-level bracket.
 
@@ -359,7 +385,7 @@ def _parse(
                     if new_label is None:
                         new_label = stripped[label] = strip_label(label)
                     label = new_label
-                tree = Tree(label, children)
+                tree = node(label, children)
                 if stack:
                     stack[-1][1].append(tree)
                 else:
@@ -398,22 +424,23 @@ def tree_to_line(tree: Tree | str) -> str:
     (nltk 3.10's ``Tree._pformat_flat("", "()", False)`` raises TypeError on
     string leaves, and gives ``"(X )"`` for a node without children.)
     """
-    if not isinstance(tree, Tree):
-        return str(tree)
+    if isinstance(tree, str):
+        return tree
     parts: list[str] = []
     _flat(tree, parts)
     return "".join(parts)
 
 
 def _flat(tree: Tree, parts: list[str]) -> None:
-    parts.append("(")
-    parts.append(str(tree.label()))
+    parts.append(f"({tree.label()}")
     for child in tree:
-        parts.append(" ")
-        if isinstance(child, Tree):
-            _flat(child, parts)
+        if isinstance(child, str):
+            parts.append(f" {child}")
+        elif len(child) == 1 and isinstance(child[0], str):  # a preterminal, the commonest node: no call
+            parts.append(f" ({child.label()} {child[0]})")
         else:
-            parts.append(str(child))
+            parts.append(" ")
+            _flat(child, parts)
     parts.append(")")
 
 

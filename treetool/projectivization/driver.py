@@ -15,6 +15,7 @@ naming it (``fail``); the report counts them as ``timed_out``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from .optimal import optimal_projective_score, optimal_projectivize_counted, opt
 from .pseudo import deprojectivize, pseudo_projectivize
 from ..budget import ON_TIMEOUT_MODES, UNLIMITED, Budget, SentenceTimeout
 from ..errors import TreebankError
+from ..parallel import Outcome, SentencePool, attempt
 from ..report import percent, ratio
 from ..sentence import Sentence
 from ..trees import is_projective
@@ -137,7 +139,6 @@ class _Job:
     heads: np.ndarray
     projective: bool
     needs_dp: bool  # for the optimal method: not projective, or not meeting the root constraint
-    solved: np.ndarray | None = None  # its optimal tree, when solved in a batch
 
     @classmethod
     def of(cls, sentence: Sentence, single_root: bool | None) -> _Job:
@@ -147,20 +148,14 @@ class _Job:
         return cls(sentence, heads, projective, not (projective and root_ok))
 
 
-def _chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
-    chunk: list[Sentence] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _label(sentence: Sentence) -> str:
     """How a sentence is named in messages: its sent_id, else file:line."""
     return sentence.sent_id or f"{sentence.filename}:{sentence.line}"
+
+
+#: The least time the ``lift`` fallback gets: a budget set tight for the DP must not starve the lifting of an
+#: ordinary long sentence (a few milliseconds idle, more on a loaded machine).
+LIFT_MIN_SECONDS = 1.0
 
 
 class Projectivizer:
@@ -170,7 +165,9 @@ class Projectivizer:
     of the other method (pseudo with the head scheme, ignoring the label
     decorations, and optimal), which is what Nederhof's Table 6 compares.
     ``timed_out`` names the sentences that ran out of time (the first
-    ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all).
+    ``SHOWN_TIMEOUTS``; ``timed_out_count`` counts them all). With
+    ``on_timeout="lift"`` the lifting gets a budget of ``max_seconds`` of its
+    own (at least ``LIFT_MIN_SECONDS``); a sentence that exhausts it too is left out (``lift_timed_out``).
     """
 
     SHOWN_TIMEOUTS = 10
@@ -180,6 +177,7 @@ class Projectivizer:
         self.compare = compare
         self.timed_out: list[str] = []
         self.timed_out_count = 0
+        self.lift_timed_out = 0  # of those, lifting ran out of time too: left out
 
     def new_stats(self, name: str) -> ProjectivizeStats:
         return ProjectivizeStats(file=name, compare=self.compare, budget=self.options.max_seconds is not None)
@@ -191,72 +189,50 @@ class Projectivizer:
         Raises :class:`TreebankError` naming the sentence when it ran out of
         time with ``on_timeout="fail"``.
         """
-        return self._finish(_Job.of(sentence, self.options.single_root), stats)
+        job = _Job.of(sentence, self.options.single_root)
+        solved = attempt(functools.partial(solve_tree, self.options), job.heads) if job.needs_dp else None
+        return self._finish(job, stats, solved)
 
-    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None) -> Iterator[Sentence]:
+    def run(self, sentences: Iterable[Sentence], stats: ProjectivizeStats | None = None,
+            pool: SentencePool | None = None) -> Iterator[Sentence]:
         """Projectivize a stream of sentences, in place, yielding each one to write.
 
-        Sentences are read ``WINDOW`` at a time; the short non-projective
-        ones of a window go through one batched DP
-        (:func:`optimal_projectivize_many`, the same trees, about twice as
-        fast), unless counting is asked for.
+        The optimal DPs run in ``pool`` (one process by default), in input
+        order; the short non-projective trees of ``WINDOW`` sentences at a
+        time go through one batched DP (:func:`optimal_projectivize_many`,
+        the same trees, about twice as fast), unless counting is asked for.
         """
         opts = self.options
-        window = self.WINDOW if opts.method == "optimal" and not opts.count else 1
-        for chunk in _chunks(sentences, window):
-            jobs = [_Job.of(sentence, opts.single_root) for sentence in chunk]
-            if window > 1:
-                self._solve_short(jobs)
-            for job in jobs:
-                if self._finish(job, stats):
-                    yield job.sentence
+        optimal = opts.method == "optimal"
+        jobs = (_Job.of(sentence, opts.single_root) for sentence in sentences)
+        tasks = ((job, job.heads if optimal and job.needs_dp else None) for job in jobs)
+        batch = functools.partial(solve_trees, opts, self.BATCH_MAX_WORDS) if optimal and not opts.count else None
+        for job, outcome in (pool or SentencePool()).map(functools.partial(solve_tree, opts), tasks,
+                                                          batch=batch, batch_size=self.WINDOW):
+            if self._finish(job, stats, outcome):
+                yield job.sentence
 
-    #: Sentences read ahead by :meth:`run`.
+    #: Sentences read ahead by :meth:`run` for a batched DP.
     WINDOW = 512
     #: Trees of at most this many words are batched; longer ones are solved
     #: alone (narrower keys, see ``optimal._solve_one``).
     BATCH_MAX_WORDS = 100
 
-    def _solve_short(self, jobs: list[_Job]) -> None:
-        """Solve the short trees that need the DP in one batch, setting ``job.solved``.
-
-        The batch runs under one budget of ``max_seconds``: if it runs out,
-        which a sentence that would finish alone in time cannot cause by
-        itself, the trees are left to be solved one by one, each under its
-        own budget, so what times out is the same as without batching.
-        """
-        opts = self.options
-        short = [job for job in jobs if job.needs_dp and len(job.heads) <= self.BATCH_MAX_WORDS + 1]
-        if len(short) < 2:
-            return
-        budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
-        try:
-            solved = optimal_projectivize_many(
-                [job.heads for job in short], single_root=opts.single_root, ties=opts.ties, budget=budget
-            )
-        except SentenceTimeout:
-            return
-        for job, heads in zip(short, solved):
-            job.solved = heads
-
-    def _finish(self, job: _Job, stats: ProjectivizeStats | None) -> bool:
-        """:meth:`apply` for an analysed sentence (its tree maybe already solved)."""
+    def _finish(self, job: _Job, stats: ProjectivizeStats | None, solved: Outcome | None) -> bool:
+        """:meth:`apply` for an analysed sentence; ``solved``: the outcome of :func:`solve_tree` when it needs the DP."""
         opts, sentence, heads = self.options, job.sentence, job.heads
         finished = True
         if opts.method == "optimal":
             count = 1
             if job.needs_dp:
-                new = job.solved
-                if new is None:
-                    budget = UNLIMITED if opts.max_seconds is None else Budget(opts.max_seconds)
-                    try:
-                        new, count = optimal_projectivize_counted(
-                            heads, single_root=opts.single_root, ties=opts.ties, count=opts.count, budget=budget
-                        )
-                    except SentenceTimeout:
-                        if not self._timed_out(sentence, stats):
-                            return False
-                        new, count, finished = pseudo_projectivize(heads, sentence.deprels, scheme="baseline")[0], None, False
+                try:
+                    new, count = solved.get()  # type: ignore[union-attr]
+                except SentenceTimeout:
+                    if not self._timed_out(sentence, stats):
+                        return False
+                    new, count, finished = self._lift(sentence, heads), None, False
+                    if new is None:
+                        return False
                 if _kept(heads, new) < len(heads) - 1:
                     sentence.set_tree(new)
             if opts.count and count is not None:
@@ -285,6 +261,15 @@ class Projectivizer:
             stats.timed_out += 1
         return self.options.on_timeout == "lift"
 
+    def _lift(self, sentence: Sentence, heads: list[int]) -> np.ndarray | None:
+        """``--on-timeout lift``: MaltParser's baseline lifting, under a budget of its own (None: out of time too)."""
+        try:
+            seconds = max(self.options.max_seconds, LIFT_MIN_SECONDS)
+            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=Budget(seconds))[0]
+        except SentenceTimeout:
+            self.lift_timed_out += 1
+            return None
+
     def timeout_summary(self) -> str | None:
         """One line for stderr naming the sentences that ran out of time, or None."""
         if not self.timed_out_count:
@@ -292,10 +277,13 @@ class Projectivizer:
         count = self.timed_out_count
         what = "lifted (baseline)" if self.options.on_timeout == "lift" else "left out"
         more = f" and {count - len(self.timed_out)} more" if count > len(self.timed_out) else ""
+        also = ""
+        if self.lift_timed_out:
+            also = f"; lifting ran out of time too for {self.lift_timed_out}, left out"
         return (
             f"{count} sentence{'s' if count != 1 else ''} ran out of time (--max-seconds "
             f"{self.options.max_seconds:g}) and {'were' if count != 1 else 'was'} {what}: "
-            f"{', '.join(self.timed_out)}{more}"
+            f"{', '.join(self.timed_out)}{more}{also}"
         )
 
     def _count(
@@ -329,6 +317,36 @@ class Projectivizer:
         else:
             pseudo_heads, _ = pseudo_projectivize(heads, ["", *["_"] * n], scheme="head")
             stats.pseudo_head_kept += _kept(heads, pseudo_heads)
+
+def solve_tree(options: ProjectivizeOptions, heads: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """An optimal projective tree of ``heads`` and, with ``options.count``, how many there are
+    (Nederhof 2019, section 3), under a budget of ``options.max_seconds``: the per-sentence work of ``--jobs``."""
+    budget = UNLIMITED if options.max_seconds is None else Budget(options.max_seconds)
+    return optimal_projectivize_counted(heads, single_root=options.single_root, ties=options.ties,
+                                        count=options.count, budget=budget)
+
+
+def solve_trees(options: ProjectivizeOptions, batch_max_words: int, trees: list[np.ndarray]) -> list[Outcome]:
+    """:func:`solve_tree` for each tree (not counting), the short ones through one batched DP.
+
+    The batch runs under one budget of ``max_seconds``: if it runs out,
+    which a tree that would finish alone in time cannot cause by itself,
+    the trees are solved one by one, each under its own budget, so what
+    times out is the same as without batching.
+    """
+    solve = functools.partial(solve_tree, options)
+    short = [i for i, heads in enumerate(trees) if len(heads) <= batch_max_words + 1]
+    solved: dict[int, Outcome] = {}
+    if len(short) >= 2:
+        budget = UNLIMITED if options.max_seconds is None else Budget(options.max_seconds)
+        try:
+            many = optimal_projectivize_many([trees[i] for i in short], single_root=options.single_root,
+                                             ties=options.ties, budget=budget)
+            solved = {i: Outcome((heads, None)) for i, heads in zip(short, many)}
+        except SentenceTimeout:
+            pass
+    return [solved[i] if i in solved else attempt(solve, heads) for i, heads in enumerate(trees)]
+
 
 def deprojectivize_sentence(sentence: Sentence, scheme: str = "head") -> int:
     """Undo pseudo-projectivization of ``sentence`` in place (MaltParser's ``-m deproj``).

@@ -53,6 +53,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import trees
+from ..budget import UNLIMITED, Budget
 
 __all__ = [
     "PSEUDO_SCHEMES",
@@ -126,6 +127,7 @@ def pseudo_projectivize(
     scheme: str = "head",
     covered_roots: str = "none",
     lift_order: str = "shortest",
+    budget: Budget = UNLIMITED,
 ) -> tuple[np.ndarray, list[str]]:
     """Projectivize a tree by lifting, encoding the lifts in the labels.
 
@@ -165,6 +167,11 @@ def pseudo_projectivize(
     A projective tree is returned unchanged (copies). A graph with a cycle is
     returned unchanged too, as MaltParser does for non-trees.
 
+    Each lift recomputes the non-projective arcs of the whole tree, and a tree
+    may need O(n) lifts: ``budget`` is checked before every lift and raises
+    :class:`~treetool.budget.SentenceTimeout` when it runs out (pathological
+    trees of thousands of words; real sentences take milliseconds).
+
     Returns new ``(heads, deprels)``; the inputs are not modified.
     """
     scheme = _check_scheme(scheme)
@@ -177,7 +184,7 @@ def pseudo_projectivize(
     # A projective tree has no covered roots either: a covered root makes its covering arc non-projective.
     if nothing_to_do or trees.find_cycle(h) is not None or trees.is_projective(h):
         return np.array(h, dtype=np.int64), labels
-    lifting = _Lifting(h, covered_roots, lift_order)
+    lifting = _Lifting(h, covered_roots, lift_order, budget)
     lifting.run(lift=scheme != "none")
     return np.array(lifting.heads, dtype=np.int64), lifting.encode(labels, scheme)
 
@@ -190,9 +197,10 @@ class _Lifting:
     length, lifted or not, first head, path mark, covered root).
     """
 
-    def __init__(self, heads: list[int], covered_roots: str, lift_order: str) -> None:
+    def __init__(self, heads: list[int], covered_roots: str, lift_order: str, budget: Budget) -> None:
         n = len(heads) - 1
         self.heads = heads
+        self.budget = budget
         self.covered_roots = covered_roots
         self.lift_order = lift_order
         self.length = [0] + [abs(i - heads[i]) for i in range(1, n + 1)]  # ORIGINAL arc lengths
@@ -225,6 +233,7 @@ class _Lifting:
         words attaches them instead of being lifted, in that round.
         """
         while True:
+            self.budget.check()
             candidates = np.flatnonzero(trees.non_projective_arcs(self.heads)).tolist()
             if not candidates:
                 return

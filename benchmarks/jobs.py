@@ -1,0 +1,111 @@
+"""Speed-up of ``--jobs N`` (issue 13): wall-clock time of one ``treetool`` process per command and job count.
+
+Goal: at least 1.7x with 2 jobs on a 2-core machine for the expensive
+commands (``annotate --system arc-standard``, ``projectivize --count``), and
+never more than 10% slower than ``--jobs 1`` for the cheap ones (``oracle``,
+``coverage``), which stay in one process when workers would not pay.
+
+Each run is a separate process (start-up included) writing to a temporary
+file; the table gives the best wall-clock time of --repeat runs, the CPU time
+of that process and its workers, and the speed-up over ``--jobs 1``. The
+outputs of every job count are checked to be byte-identical. The load
+average is printed first: on a shared machine the speed-ups are not
+meaningful (other processes take the cores the workers would use).
+
+    python benchmarks/jobs.py [--file PATH] [--sentences N] [--jobs 1 2 4] [--repeat N] [--only NAME...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EWT = ROOT.parent / "shared" / "data" / "ud-2.2" / "UD_English-EWT" / "en_ewt-ud-train.conllu"
+
+#: name -> (arguments after the input file, expensive: held to the 1.7x goal, else to "not 10% slower")
+COMMANDS: dict[str, tuple[list[str], bool]] = {
+    "annotate --system arc-standard": (["annotate", "--system", "arc-standard", "--policy", "explore"], True),
+    "projectivize --count": (["projectivize", "--count"], True),
+    "oracle": (["oracle"], False),
+    "coverage": (["coverage"], False),
+}
+GOAL_EXPENSIVE = 1.7
+GOAL_CHEAP = 1 / 1.1
+
+
+def run_once(args: list[str], path: Path, jobs: int, out: Path) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process and its workers, sha256 of stdout + output file)."""
+    command = [sys.executable, "-m", "treetool", args[0], str(path), *args[1:], "--jobs", str(jobs), "--quiet"]
+    if args[0] != "coverage":
+        command += ["-o", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    digest = hashlib.sha256(done.stdout)
+    if out.exists():
+        digest.update(out.read_bytes())
+        out.unlink()
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), digest.hexdigest()
+
+
+def first_sentences(path: Path, count: int, into: Path) -> Path:
+    """The first ``count`` sentences of ``path`` (blank-line separated) written to ``into``."""
+    with path.open("rb") as src, into.open("wb") as dst:
+        seen = 0
+        for line in src:
+            dst.write(line)
+            if not line.strip():
+                seen += 1
+                if seen == count:
+                    break
+    return into
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--file", type=Path, default=EWT)
+    parser.add_argument("--sentences", type=int, default=0, help="only the first N sentences (0: all)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="+", choices=list(COMMANDS), default=list(COMMANDS))
+    options = parser.parse_args()
+    if not options.file.exists():
+        sys.exit(f"{options.file} not found: ../shared is not beside the clone")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = options.file
+        if options.sentences:
+            path = first_sentences(path, options.sentences, Path(tmp) / "slice.conllu")
+        print(f"input: {options.file}" + (f", first {options.sentences} sentences" if options.sentences else ""))
+        print(f"{'command':32} {'jobs':>4} {'wall s':>8} {'CPU s':>8} {'speed-up':>8}  goal")
+        for name in options.only:
+            args, expensive = COMMANDS[name]
+            base, digests = None, set()
+            for jobs in options.jobs:
+                runs = [run_once(args, path, jobs, Path(tmp) / "out") for _ in range(options.repeat)]
+                wall, cpu, digest = min(runs)
+                digests.update(run[2] for run in runs)
+                base = wall if base is None and jobs == 1 else base
+                speedup = base / wall if base else float("nan")
+                goal = ""
+                if jobs == 2 and base:
+                    wanted = GOAL_EXPENSIVE if expensive else GOAL_CHEAP
+                    goal = f"{'met' if speedup >= wanted else 'MISSED'} (>= {wanted:.2f}x)"
+                print(f"{name:32} {jobs:>4} {wall:>8.2f} {cpu:>8.2f} {speedup:>7.2f}x  {goal}")
+            if len(digests) != 1:
+                print(f"{name}: OUTPUTS DIFFER between job counts")
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""``treetool oracle --system top-down|in-order``: RNNG / In-Order oracle files (or jsonl) from PTB trees.
+
+The command-line part of :mod:`oracles.constituency` and
+:mod:`treetool.formats.oracle_file`; ``commands/oracle.py`` hands over to
+:func:`write_constituency_oracle` when ``--system`` names a constituency system.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
+from oracles.constituency.tree import gold_and_tokens, tokens
+from treetool.errors import TreebankError
+from treetool.formats.files import AtomicOutput
+from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record
+from treetool.treebank import read_treebank, treebank_format
+
+from .common import OnlyWhen, error
+
+#: ``--format`` values for constituency systems, and the system each file format belongs to.
+CONSTITUENCY_FORMATS = {"rnng": "top-down", "inorder": "in-order", "jsonl": None}
+DEFAULT_FORMAT = {"top-down": "rnng", "in-order": "inorder"}
+
+RULES = (
+    OnlyWhen(("vocab", "lang", "clean"), lambda v: v["system"] in CONSTITUENCY_SYSTEMS,
+             "acts with a constituency system only (--system top-down or in-order)"),
+    OnlyWhen(("spelling",), lambda v: v["system"] == "in-order", "acts with --system in-order only"),
+    OnlyWhen(("vocab", "lang"), lambda v: v["format"] != "jsonl", "acts on the rnng and inorder formats only"),
+)
+
+
+@dataclass
+class Run:
+    """What the command was asked to do."""
+
+    system: ConstituencySystem
+    format: str
+    spelling: str
+    clean: bool
+    lang: str
+    from_format: str | None = None
+
+
+def check_format(system_name: str, fmt: str | None) -> str:
+    """The output format for a constituency system (default: its own file format); a mismatch is a usage error."""
+    from .common import InapplicableOption
+
+    if fmt is None:
+        return DEFAULT_FORMAT[system_name]
+    if fmt not in CONSTITUENCY_FORMATS:
+        raise InapplicableOption(f"--format {fmt} is for dependency systems; {system_name} writes "
+                                 f"{DEFAULT_FORMAT[system_name]} or jsonl")
+    owner = CONSTITUENCY_FORMATS[fmt]
+    if owner is not None and owner != system_name:
+        raise InapplicableOption(f"--format {fmt} is the {owner} oracle format; {system_name} writes "
+                                 f"{DEFAULT_FORMAT[system_name]} or jsonl")
+    return fmt
+
+
+def _ptb_options(clean: bool) -> dict[str, Any]:
+    from treetool.formats.ptb import Bracket  # light nodes: no nltk needed here
+
+    return dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket)
+
+
+def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> Vocabulary:
+    """The known words of the vocabulary (training) files, cleaned like the input."""
+    counts: Counter[str] = Counter()
+    for path in paths:
+        for _, _, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
+            counts.update(tokens(tree)[1])
+    return Vocabulary(counts, lang)
+
+
+def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
+           system: str = "") -> Iterator[tuple[str, int, Any]]:
+    """The trees of every file; a file that is not PTB (by ``--from``, name or content) is an error naming it."""
+    for path in paths:
+        fmt = treebank_format(path, from_format)
+        if fmt != "ptb":
+            raise TreebankError(f"--system {system} reads Penn Treebank trees; this file is {fmt}", filename=path)
+        for line, tree in read_treebank(path, "ptb", on_error=on_error, ptb_lines=True, **_ptb_options(clean)):
+            yield path, line, tree
+
+
+@dataclass
+class Tree:
+    """One input tree ready to write: where it is, its line, tokens and actions (``None``: not derivable)."""
+
+    position: int
+    path: str
+    line: int
+    text: str
+    tags: list[str]
+    words: list[str]
+    actions: list[str] | None
+    reason: str | None
+
+
+def write_constituency_oracle(
+    run: Run, paths: list[str], vocab_paths: list[str] | None, output: str, on_error: Any, on_unparsable: str,
+) -> dict[str, int]:
+    """Write the oracle of every tree; return the counts (trees, words, derived, unparsable).
+
+    The vocabulary is read first from ``vocab_paths``; when it is the input
+    itself (``None``), the input is read once: the records go to a temporary
+    file without their unknown-word line while the words are counted, and
+    are copied to the output with it (constant memory, one parse).
+    """
+    counts = dict(trees=0, words=0, derived=0, unparsable=0)
+    out = AtomicOutput(output)
+    ok = False
+    try:
+        trees = _derivations(run, paths, on_error, on_unparsable, counts)
+        if run.format == "jsonl":
+            for tree in trees:
+                out.write(_json(tree, run))
+        elif vocab_paths is not None:
+            vocabulary = read_vocabulary(vocab_paths, run.clean, run.lang, on_error)
+            for tree in _written(trees, run, on_error):
+                out.write(_record(tree, run, vocabulary).encode("utf-8", "surrogateescape"))
+        else:
+            _write_with_own_vocabulary(_written(trees, run, on_error), run, out)
+        ok = True
+    finally:
+        if ok:
+            out.commit()
+        else:
+            out.abort()
+    if counts["unparsable"]:
+        error(f"{counts['unparsable']} of {counts['trees']} trees not derivable by {run.system.name}: "
+              f"{'written without actions' if run.format == 'jsonl' else 'left out'}")
+    return counts
+
+
+def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
+                 counts: dict[str, int]) -> Iterator[Tree]:
+    """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
+    from treetool.formats.ptb import tree_to_line
+
+    for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error, run.from_format,
+                                                         run.system.name), 1):
+        text = tree_to_line(tree)
+        try:
+            gold, tags, words = gold_and_tokens(tree)
+        except GoldTreeError as err:
+            gold, reason = None, str(err)
+            tags, words = tokens(tree)
+        actions = None if gold is None else run.system.static_oracle(gold)
+        if gold is not None and actions is None:
+            reason = "beyond the system's limits (see the system's rules in the README)"
+        counts["trees"] += 1
+        counts["words"] += len(words)
+        counts["derived" if actions is not None else "unparsable"] += 1
+        if actions is None and on_unparsable == "fail":
+            raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=path, line=line,
+                                raw=text + "\n")
+        yield Tree(position, path, line, text, tags, words, actions, None if actions is not None else reason)
+
+
+def _written(trees: Iterator[Tree], run: Run, on_error: Any) -> Iterator[Tree]:
+    """The trees an oracle file can hold: derivable, and not read as a comment by the parsers' loaders."""
+    comment = _spelling(run)[2]
+    for tree in trees:
+        if tree.actions is None:
+            continue
+        if comment == "# " and tree.tags[0].startswith("#"):
+            on_error(TreebankError(
+                f"the POS line would start with '{tree.tags[0]}', which the {run.format} loaders skip as a "
+                "comment ('#' lines); use --system in-order --spelling nt-term ('!# ' comments) or retag",
+                filename=tree.path, line=tree.line, raw=tree.text + "\n"))
+            continue
+        yield tree
+
+
+def _spelling(run: Run) -> tuple[str, str | None, str]:
+    return SPELLINGS[run.spelling] if run.system.name == "in-order" else ("NT", None, "# ")
+
+
+def _record(tree: Tree, run: Run, vocabulary: Vocabulary) -> str:
+    """The tree's block in the oracle file."""
+    return oracle_record(tree.text, tree.tags, tree.words, vocabulary, _spelled(tree, run), _spelling(run)[2])
+
+
+def _spelled(tree: Tree, run: Run) -> list[str]:
+    """The actions in the ``--spelling`` asked for (the systems spell PJ(X) ... TERM)."""
+    kind, final, _ = _spelling(run)
+    if kind == "PJ" or final is None:
+        return tree.actions
+    out = [f"{kind}{a[2:]}" if a.startswith("PJ(") else a for a in tree.actions]
+    out[-1] = final  # TERM
+    return out
+
+
+def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutput) -> None:
+    """Trees to a temporary file while counting words, then to ``out`` with the unknown-word lines.
+
+    The temporary file holds one line per tree, its fields separated by
+    tabs (no field can hold a tab or a newline: PTB tokens are split on
+    whitespace), the actions separated by spaces.
+    """
+    words: Counter[str] = Counter()
+    comment = _spelling(run)[2]
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as spool:
+        for tree in trees:
+            words.update(tree.words)
+            actions = " ".join(_spelled(tree, run))
+            spool.write(f"{tree.text}\t{' '.join(tree.tags)}\t{' '.join(tree.words)}\t{actions}\n")
+        spool.seek(0)
+        vocabulary = Vocabulary(words, run.lang)
+        for line in spool:
+            text, tags, sentence, actions = line[:-1].split("\t")
+            record = oracle_record(text, tags.split(" "), sentence.split(" "), vocabulary, actions.split(" "), comment)
+            out.write(record.encode("utf-8", "surrogateescape"))
+
+
+def _json(tree: Tree, run: Run) -> bytes:
+    record: dict[str, Any] = {"sent_id": str(tree.position), "file": tree.path, "line": tree.line,
+                              "n": len(tree.words), "system": run.system.name, "actions": tree.actions}
+    if tree.reason is not None:
+        record["reason"] = tree.reason
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")

@@ -1,0 +1,586 @@
+"""The arc-standard dynamic oracle of Nederhof (2019), papers/003: exact for any gold tree.
+
+Nederhof, *Calculating the Optimal Step in Shift-Reduce Dependency Parsing:
+From Cubic to Linear Time* (TACL 7, 2019). For a configuration c and each
+transition a, the *score* σ_a is the largest number of gold arcs that a
+computation starting with a can still build (§2: gold arcs found before c
+are left out, the new arc of a reduction counts). Every word on the stack
+or in the buffer gets exactly one head in the future, so the loss after a
+is ``wrong(c) + (k + m) - σ_a`` (k stack words other than the root, m buffer
+words) and the cost of a is ``max_b σ_b - σ_a``: the loss difference of
+papers/000 §2.2 that every oracle of this package returns. With gold
+labels the labelled loss moves exactly like the unlabelled one (each future
+arc can carry the gold label), so the costs are the same and only the keys
+carry the label of the word attached (``LA(nsubj)``), as elsewhere.
+
+Algorithms (``algorithm=``):
+
+* ``cubic`` (§4): the generic tabular algorithm of §3 (Table 2, Eisner &
+  Satta style, split heads) run for the grammar of Table 4 over the stack
+  and the buffer of the configuration after a; any gold tree. On a
+  projective gold tree the buffer is first reduced to its critical nodes
+  (§5, properties (1)-(3)): the non-critical words get their gold heads and
+  are counted without entering the cubic part (the paper's "Section 4
+  (proj)" curve of Figure 9).
+* ``quadratic`` (§5) and ``linear`` (§6): projective gold trees only.
+* ``auto``: ``linear`` for a projective gold tree, ``cubic`` otherwise.
+
+Strategies (``strategy=``, §2): restrict the computations counted,
+anchored at the configuration c being costed (the restriction covers the
+step costed and every later one):
+
+* ``none``: every computation (the plain loss; the default).
+* ``left-before-right``: the top of c's stack and every word of c's buffer
+  take all their future left children before any future right child.
+* ``strict``: in addition, the other words on c's stack take no future left
+  child.
+* ``right-before-left``: the mirror of ``left-before-right`` (right children
+  first); there is no strict variant (§2).
+
+Under a strategy cost(a) = max_b σ_b - σ_a with both scores restricted; as
+in §4 the restriction is imposed through weights -inf on the arcs it
+forbids (:class:`StrategyRestriction` is the definition itself, used by the
+tests to drive the exhaustive search).
+
+The paper's formulas are machine-converted (papers/README.md) and some
+are garbled; where this module reconstructs one it says so, and the tests
+(tests/test_oracles_nederhof.py) hold every algorithm and strategy to the
+exhaustive search on all trees of up to 6 words and on random and real
+trees of up to 9.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Sequence
+
+from treetool.budget import UNLIMITED
+from treetool.trees import is_projective
+
+from .system import Action, Configuration, OracleUnavailable, as_heads
+
+__all__ = [
+    "ALGORITHMS",
+    "STRATEGIES",
+    "NederhofOracle",
+    "StrategyRestriction",
+    "tabular_score",
+]
+
+ALGORITHMS = ("auto", "cubic", "quadratic", "linear")
+STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
+PROJECTIVE_ONLY = ("quadratic", "linear")
+
+_NO = -1  # an impossible item (scores are >= 0 otherwise)
+
+
+# --------------------------------------------------------------------------
+# the definition of the strategies (reference for the exhaustive search)
+# --------------------------------------------------------------------------
+
+
+class StrategyRestriction:
+    """Nederhof (2019) §2 strategies as a restriction of arc-standard computations anchored at ``anchor``.
+
+    For ``oracles.search.ExhaustiveSearch(restriction=...)``: ``LA`` gives s0
+    a left child, ``RA`` gives s1 a right child; a *future* child is one
+    attached after the anchor. left-before-right (and strict) refuse a left
+    child to a restricted word (the anchor's top or a word of its buffer)
+    that already has a future right child; strict refuses any left child to
+    the anchor's other stack words; right-before-left refuses a right child
+    to a restricted word that already has a future left child.
+    """
+
+    def __init__(self, strategy: str, anchor: Configuration) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+        self.strategy = strategy
+        self.anchor_heads = anchor.heads
+        self.restricted = frozenset(anchor.stack[-1:] + anchor.buffer)
+        self.lower_stack = frozenset(anchor.stack[:-1])
+
+    def _future_child(self, config: Configuration, word: int, left: bool) -> bool:
+        heads, before = config.heads, self.anchor_heads
+        children = range(1, word) if left else range(word + 1, len(heads))
+        return any(heads[d] == word and before[d] != word for d in children)
+
+    def allows(self, config: Configuration, action: Action) -> bool:
+        strategy = self.strategy
+        if strategy == "none" or action == "SH":
+            return True
+        stack = config.stack
+        if action == "LA" and strategy in ("left-before-right", "strict"):
+            s0 = stack[-1]
+            if strategy == "strict" and s0 in self.lower_stack:
+                return False
+            return not (s0 in self.restricted and self._future_child(config, s0, left=False))
+        if action == "RA" and strategy == "right-before-left":
+            s1 = stack[-2]
+            return not (s1 in self.restricted and self._future_child(config, s1, left=True))
+        return True
+
+    def memo_state(self, config: Configuration) -> Hashable:
+        """Which stack words have future left and right children (all that :meth:`allows` reads)."""
+        return tuple((self._future_child(config, w, True), self._future_child(config, w, False))
+                     for w in config.stack)
+
+
+# --------------------------------------------------------------------------
+# §3-4: the tabular algorithm for the grammar of Table 4
+# --------------------------------------------------------------------------
+
+
+def tabular_score(
+    words: Sequence[int],
+    top: int,
+    gold: Sequence[int],
+    no_left: frozenset[int] = frozenset(),
+    no_right: frozenset[int] = frozenset(),
+    budget: Any = UNLIMITED,
+) -> int:
+    """Most gold arcs of any computation from stack ``words[:top+1]``, buffer ``words[top+1:]`` (§4, cubic).
+
+    Nederhof (2019) §3 Table 2 (weighted split-head tabular parsing, as Eisner
+    & Satta 1999) for the grammar of Table 4 over ``p^top s^(N+1-top)``: the
+    stack words below the top are ``p`` nodes, the top and the buffer ``s``.
+    Reconstruction of the grammar's meaning in the state encoding used here
+    (Table 4 is garbled; checked against exhaustive search): a ``p`` node with
+    no child is a leaf ``P``; a ``p`` node that takes a right child whose
+    subtree reaches an ``s`` node becomes ``S`` (it will be on top of the stack
+    again) and may then also take left children; a ``p`` node never takes a
+    ``P`` right child, and one with left children but no right child is
+    impossible (no rule ``A -> (S,P)``). ``s`` nodes are always ``S``; every
+    right child must be ``S``. An item's state is "has children on this side"
+    (always 1 for ``s`` nodes). Arc weights: 1 for a gold arc, 0 otherwise,
+    impossible (-inf) for an arc into the root and for the arcs the strategy
+    forbids: a left child of a word in ``no_left``, a right child of one in
+    ``no_right``. O(N^3) for N = ``len(words) - 1``; ``budget.check()`` once
+    per span length.
+    """
+    n = len(words) - 1
+    if n <= 0:
+        return 0
+    weight = _weights(words, gold, no_left, no_right)
+    is_p = [x < top for x in range(n + 1)]
+    # complete items, one value per state of the head's side (0: no child there, 1: some; s nodes: always 1)
+    right = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # right[h][j]: h and its right children over h..j
+    left = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # left[h][i]: h and its left children over i..h
+    # incomplete items (the arc just made), indexed 2 * state(left end) + state(right end) before the arc
+    arc_right = [[None] * (n + 1) for _ in range(n + 1)]  # arc_right[h][d]: h -> d, h < d
+    arc_left = [[None] * (n + 1) for _ in range(n + 1)]  # arc_left[d][h]: d <- h, d < h
+    for x in range(n + 1):
+        right[x][x] = left[x][x] = (0, _NO) if is_p[x] else (_NO, 0)
+    for length in range(1, n + 1):
+        budget.check()
+        for i in range(n + 1 - length):
+            j = i + length
+            joined = _joined(right[i], left[j], i, j)
+            arc_right[i][j] = _with_arc(joined, weight[i][j])
+            arc_left[i][j] = _with_arc(joined, weight[j][i])
+            best = _NO
+            for d in range(i + 1, j + 1):  # i's outermost right child d, with its own right children up to j
+                b = right[d][j][1]  # a right child is S: an s node, or a p node with a right child
+                if b >= 0:
+                    a = max(arc_right[i][d])
+                    if a >= 0 and a + b > best:
+                        best = a + b
+            right[i][j] = (_NO, best)
+            best = _NO
+            for d in range(i, j):  # j's outermost left child d, with its own left children from i
+                outer, inner = left[d][i], arc_left[d][j]
+                for state_d in (0, 1):
+                    a = outer[state_d]
+                    if a < 0:
+                        continue
+                    for right_d in (0, 1):
+                        if is_p[d] and state_d and not right_d:
+                            continue  # a p node with left children and no right child (no rule A -> (S,P))
+                        b = max(inner[2 * right_d], inner[2 * right_d + 1])
+                        if b >= 0 and a + b > best:
+                            best = a + b
+            left[j][i] = (_NO, best)
+    return right[0][n][1]
+
+
+def _joined(right_i: list, left_j: list, i: int, j: int) -> list[int]:
+    """max over the split m of right[i][m] + left[j][m+1], per (state of i's right side, state of j's left side)."""
+    best = [_NO] * 4
+    for m in range(i, j):
+        r, l = right_i[m], left_j[m + 1]
+        for si in (0, 1):
+            a = r[si]
+            if a < 0:
+                continue
+            for sj in (0, 1):
+                b = l[sj]
+                if b >= 0 and a + b > best[2 * si + sj]:
+                    best[2 * si + sj] = a + b
+    return best
+
+
+def _with_arc(joined: list[int], w: int) -> list[int]:
+    if w < 0:
+        return [_NO] * 4
+    return [v + w if v >= 0 else _NO for v in joined]
+
+
+def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int]) -> list[list[int]]:
+    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy."""
+    n = len(words)
+    out = []
+    for h, head in enumerate(words):
+        row = [1 if gold[d] == head else 0 for d in words]
+        row[0] = _NO if words[0] == 0 else row[0]
+        if head in no_left:
+            row[:h] = [_NO] * h
+        if head in no_right:
+            row[h + 1 :] = [_NO] * (n - h - 1)
+        row[h] = _NO
+        out.append(row)
+    return out
+
+
+# --------------------------------------------------------------------------
+# §5: critical nodes
+# --------------------------------------------------------------------------
+
+
+def leftmost_descendants(gold: Sequence[int]) -> list[int]:
+    """``leftmost[w]``: the smallest word in w's gold subtree (w included)."""
+    leftmost = list(range(len(gold)))
+    for w in range(1, len(gold)):
+        h = gold[w]
+        while h > 0 and leftmost[h] > w:  # w is left of everything h has seen so far
+            leftmost[h] = w
+            h = gold[h]
+    return leftmost
+
+
+# --------------------------------------------------------------------------
+# the oracle
+# --------------------------------------------------------------------------
+
+
+class NederhofOracle:
+    """Scores and costs of SH, LA and RA in any arc-standard configuration, for one gold tree (module doc).
+
+    ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
+    two need a projective gold tree (``OracleUnavailable``, a ``ValueError``, otherwise). ``strategy``:
+    one of :data:`STRATEGIES`. ``budget`` (``treetool.budget.Budget``) bounds
+    the cubic algorithm: ``check()`` raises ``SentenceTimeout`` when it is
+    spent. Every call recomputes from the configuration, so any configuration
+    may be asked, in any order (§7: reusing values across steps is possible
+    but, as in the paper, not pursued). ``reduce_critical=False`` runs the
+    cubic algorithm on the whole buffer even for a projective gold tree (§4
+    exactly as published; benchmarks/nederhof.py's "cubic" curve).
+    """
+
+    def __init__(
+        self,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        *,
+        algorithm: str = "auto",
+        strategy: str = "none",
+        budget: Any = UNLIMITED,
+        reduce_critical: bool = True,
+    ) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+        self.gold = as_heads(gold_heads)
+        self.labels = None if gold_labels is None else list(gold_labels)
+        self.projective = is_projective(self.gold)
+        if algorithm == "auto":
+            algorithm = "linear" if self.projective else "cubic"
+        if not reduce_critical and algorithm != "cubic":
+            raise ValueError("reduce_critical=False applies to the cubic algorithm only")
+        if algorithm in PROJECTIVE_ONLY and not self.projective:
+            raise OracleUnavailable(f"the {algorithm} algorithm needs a projective gold tree (Nederhof 2019, "
+                                    "§5-6); the cubic one takes any tree")
+        self.algorithm = algorithm
+        self.strategy = strategy
+        self.budget = budget
+        self.reduce_critical = reduce_critical
+        # §5: buffer word b is critical for a buffer starting at `first` iff reach[b] < first
+        self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
+                      if self.projective else None)
+        self._critical_buffers: dict[int, list[int]] = {}  # first buffer word -> the critical buffer words
+        n = len(self.gold) - 1
+        labels = self.labels
+        self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
+        self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
+        self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+
+    def scores(self, config: Configuration) -> dict[Action, int]:
+        """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
+        out: dict[Action, int] = {}
+        for action, words, top, arc, no_left, no_right in self._successors(config):
+            out[action] = arc + self._score(words, top, no_left, no_right)
+        return out
+
+    def costs(self, config: Configuration) -> dict[Action, int]:
+        if self.labels is not None and config.labels is None:
+            raise ValueError("gold labels were given but the configuration is unlabelled")
+        scores = self.scores(config)
+        if not scores:
+            return {}
+        best = max(scores.values())
+        stack = config.stack
+        keys = {"SH": "SH", "LA": self.la_keys[stack[-2]] if len(stack) > 1 else "LA", "RA": self.ra_keys[stack[-1]]}
+        costs = {keys[action]: best - score for action, score in scores.items()}
+        self._answer = (config, costs)
+        return costs
+
+    def optimal(self, config: Configuration) -> list[Action]:
+        answered, costs = self._answer
+        if answered is not config:
+            costs = self.costs(config)
+        return [action for action, cost in costs.items() if cost == 0]
+
+    def _score(self, words: list[int], top: int, no_left: frozenset[int], no_right: frozenset[int]) -> int:
+        """σ of the configuration with stack ``words[:top+1]`` and buffer ``words[top+1:]``."""
+        if not (self.projective and self.reduce_critical):
+            return tabular_score(words, top, self.gold, no_left, no_right, self.budget)
+        words, bonus = self._critical_reduction(words, top)
+        if self.algorithm == "cubic":
+            return bonus + tabular_score(words, top, self.gold, no_left, no_right, self.budget)
+        return bonus + critical_score(words, top, self.gold, no_left, no_right, self.algorithm == "linear")
+
+    def _critical_reduction(self, words: list[int], top: int) -> tuple[list[int], int]:
+        """The stack and the critical buffer words of ``words``, and the number of the other buffer words (§5).
+
+        Nederhof (2019) §5, projective gold trees: a buffer word is *critical*
+        when its gold head is not in the buffer or one of its gold descendants
+        is not (a stack word or a word already attached). By properties (1)-(3)
+        some optimal computation gives every non-critical word its gold head and
+        no stack word a non-critical head, so the score is the number of
+        non-critical words plus the score over the stack and the critical words
+        alone. The buffer is a suffix ``first..n`` of the sentence and a gold
+        subtree is an interval starting at its leftmost descendant, so both
+        tests are one comparison ``reach[b] < first``, and the critical words
+        depend on ``first`` alone (cached: SH, LA and RA share them, and so do
+        later steps).
+        """
+        stack = words[: top + 1]
+        if len(words) == top + 1:
+            return stack, 0
+        first = words[top + 1]
+        critical = self._critical_buffers.get(first)
+        if critical is None:
+            reach = self.reach
+            critical = self._critical_buffers[first] = [b for b in words[top + 1 :] if reach[b] < first]
+        return stack + critical, len(words) - top - 1 - len(critical)
+
+    def _successors(self, config: Configuration):
+        """Per legal action: the configuration after it (words, top position), its arc's gold-ness, the strategy's bans.
+
+        §4: after SH the old top can take no more left children under
+        (strict) left-before-right; after RA (s1 -> s0) s1 has a right child,
+        so under strict it takes no more left children; after LA (s1 <- s0) s0
+        has a left child, so under right-before-left it takes no more right
+        children; strict bans left children of every lower stack word.
+        """
+        stack, buffer, gold, strategy = list(config.stack), list(config.buffer), self.gold, self.strategy
+        strict = strategy == "strict"
+        if buffer:
+            no_left = frozenset(stack) if strict else frozenset(stack[-1:]) if strategy == "left-before-right" else frozenset()
+            yield "SH", stack + buffer, len(stack), 0, no_left, frozenset()
+        if len(stack) < 2:
+            return
+        s0, s1 = stack[-1], stack[-2]
+        if s1 != 0:
+            no_right = frozenset([s0]) if strategy == "right-before-left" else frozenset()
+            no_left = frozenset(stack[:-2]) if strict else frozenset()
+            yield "LA", stack[:-2] + [s0] + buffer, len(stack) - 2, int(gold[s1] == s0), no_left, no_right
+        no_left = frozenset(stack[:-1]) if strict else frozenset()
+        yield "RA", stack[:-1] + buffer, len(stack) - 2, int(gold[s0] == s1), no_left, frozenset()
+
+
+# --------------------------------------------------------------------------
+# §5-6: quadratic and linear algorithms (projective gold trees)
+# --------------------------------------------------------------------------
+
+
+# buffer states of Table 5 (the paper's N, C, F), small ints so that memo keys are ints
+_N, _C, _F = 0, 1, 2
+
+
+class _Tables:
+    """The tables of §5 for a stack ``a[0..k]`` and critical words ``b[1..m]`` (Table 5's notation).
+
+    ``p[i]``: the critical gold head of a_i (index into b, or None);
+    ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] = p[k]); ``c[i]``: the leftmost
+    critical gold child of a_i; ``root[j]`` (the paper's R): the rightmost
+    critical word of b_j's component (its gold ancestor within the critical
+    words); ``children[i]`` (nchildren): a_i's critical gold children, 0 when
+    the strategy bans a_i's right children. For the arc weights w between stack
+    words (1 gold, 0 not, impossible into the root or when banned): ``head_pos[i]``, the
+    stack position of a_i's gold head (-1 if none), and ``ban_left[i]`` /
+    ``ban_right[i]``, the strategy's bans on a_i's children.
+    """
+
+    def __init__(self, words: Sequence[int], top: int, gold: Sequence[int],
+                 no_left: frozenset[int], no_right: frozenset[int]) -> None:
+        self.a = a = list(words[: top + 1])
+        self.b = b = [-1, *words[top + 1 :]]
+        index = {w: j for j, w in enumerate(b) if j}
+        position = {w: i for i, w in enumerate(a)}
+        self.p = p = [index.get(gold[w]) for w in a]
+        self.head_pos = [position.get(gold[w], -1) for w in a]
+        self.ban_left = [w in no_left for w in a] if no_left else [False] * len(a)
+        self.ban_right = ban_right = [w in no_right for w in a] if no_right else [False] * len(a)
+        self.p_ge = p_ge = list(p)
+        for i in range(top - 1, -1, -1):
+            if p_ge[i] is None:
+                p_ge[i] = p_ge[i + 1]
+        self.root = root = [None] * len(b)
+        self.b_head_pos = b_head_pos = [-1] * len(b)  # stack position of b_j's gold head, -1 if none
+        self.c = c = [None] * len(a)
+        self.children = children = [0] * len(a)
+        inner = 0  # critical words whose gold head is critical too
+        for j in range(len(b) - 1, 0, -1):
+            head = gold[b[j]]
+            h = index.get(head)
+            if h is None:
+                root[j] = j
+                i = position.get(head)
+                if i is not None:
+                    b_head_pos[j] = i
+                    children[i] += 1
+                    c[i] = j  # the loop runs right to left: the last one seen is the leftmost
+            else:
+                root[j] = root[h]
+                inner += 1
+        for i in range(len(a)):
+            if ban_right[i]:
+                children[i] = 0
+        self.M = inner
+
+
+class _Table5:
+    """The recursions of Nederhof (2019) Table 5 (§5), with the pruning of §6 when ``linear``.
+
+    Reconstruction (Table 5 and §6 are garbled in the machine conversion;
+    checked against the cubic algorithm on every configuration of every
+    projective tree of up to 6 words and against exhaustive search):
+
+    score(i, j, q) (stack a_0..a_i a_j, buffer state q in N/C/F) is the max of
+      1. children(i) - [c(i) = P>=(j) and q != N] + w(i, j) + score(i-1, i, tau(i, j, q))  (a_j into a_i),
+      2. w(j, i) + score(i-1, j, q)                                                  (a_i into a_j),
+      3. if p(j) defined and q != C: [q = N] + score'(i, p(j))       (a_j into its critical head);
+    score'(i, j) (stack a_0..a_i b_j) is the max of
+      1. score'(i-1, j), or 1 + score'(i-1, p(i)) when a_i's head is in b_j's component (a_i into it),
+      2. children(i) + score(i-1, i, tau'(i, j))                               (b_j into a_i);
+    both 0 for i < 0; the root a_0 is never a dependent. tau and tau' as in
+    the paper. §6 replaces option 2 of score by 1 + score(i-1, j, q) for a
+    gold arc, score(kappa(i), j, q) for another arc when lambda(i, j), else
+    nothing, and score'(i-1, j) by score'(kappa(i), j) when lambda'(i, j).
+    The memos are keyed by one int (``(i * (k+1) + j) * 3 + q``): always
+    i < j <= k in score, and i <= k, j <= m in score'.
+    """
+
+    def __init__(self, tables: _Tables, linear: bool) -> None:
+        self.t = t = tables
+        self.linear = linear
+        self.width = len(t.a)
+        self.memo: dict[int, int] = {}
+        self.memo_prime: dict[int, int] = {}
+        if linear:
+            self._linear_tables()
+        self.top_component = [None if x is None else t.root[x] for x in t.p_ge]
+
+    def _linear_tables(self) -> None:
+        """kappa(i); first_link[j]: smallest l with a gold arc between a_l and a_j; component_first (lambda')."""
+        t = self.t
+        size = len(t.a)
+        first = [size] * size
+        for i, h in enumerate(t.head_pos):
+            if h >= 0:  # a gold arc between a_h and a_i
+                if h < first[i]:
+                    first[i] = h
+                if i < first[h]:
+                    first[h] = i
+        self.first_link = first
+        self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
+        component_first = [size] * len(t.b)  # the paper's lambda': component root -> smallest linked l
+        root = t.root
+        for i, head in enumerate(t.p):
+            if head is not None and i < component_first[root[head]]:
+                component_first[root[head]] = i
+        for j, i in enumerate(t.b_head_pos):
+            if i >= 0 and i < component_first[root[j]]:
+                component_first[root[j]] = i
+        self.component_first = component_first
+
+    def total(self) -> int:
+        t = self.t
+        k = len(t.a) - 1
+        return t.M + self.score(k - 1, k, _N) + t.children[k]
+
+    def score(self, i: int, j: int, q: int) -> int:
+        if i < 0:
+            return 0
+        key = (i * self.width + j) * 3 + q
+        memo = self.memo
+        best = memo.get(key)
+        if best is not None:
+            return best
+        t = self.t
+        best = _NO
+        if not t.ban_right[i]:  # w(i, j), a_j into a_i
+            c = t.c[i]
+            lost = c is not None and q != _N and c == self.top_component[j]
+            gold_arc = t.head_pos[j] == i
+            best = t.children[i] - lost + gold_arc + self.score(i - 1, i, self._tau(i, j, q))
+        if i > 0 and not t.ban_left[j]:  # w(j, i), a_i into a_j
+            if t.head_pos[i] == j:
+                best = max(best, 1 + self.score(i - 1, j, q))
+            elif not self.linear:
+                best = max(best, self.score(i - 1, j, q))
+            elif self.first_link[j] < i:
+                best = max(best, self.score(self.kappa[i], j, q))
+        head = t.p[j]
+        if head is not None and q != _C:
+            best = max(best, (q == _N) + self.score_prime(i, head))
+        memo[key] = best
+        return best
+
+    def score_prime(self, i: int, j: int) -> int:
+        if i < 0:
+            return 0
+        key = i * len(self.t.b) + j
+        memo = self.memo_prime
+        best = memo.get(key)
+        if best is not None:
+            return best
+        t = self.t
+        best = _NO
+        if i > 0:
+            head = t.p[i]
+            if head is not None and t.root[head] == t.root[j]:
+                best = 1 + self.score_prime(i - 1, head)
+            elif not self.linear:
+                best = self.score_prime(i - 1, j)
+            elif self.component_first[t.root[j]] < i:
+                best = self.score_prime(self.kappa[i], j)
+        best = max(best, t.children[i] + self.score(i - 1, i, self._tau_prime(i, j)))
+        memo[key] = best
+        return best
+
+    def _tau(self, i: int, j: int, q: int) -> int:
+        top = self.top_component
+        if q == _N or top[i] != top[j]:
+            return _N
+        return _F if self.t.p_ge[i] != self.t.p_ge[j] else q
+
+    def _tau_prime(self, i: int, j: int) -> int:
+        if self.top_component[i] != self.t.root[j]:
+            return _N
+        return _F if self.t.p_ge[i] != j else _C
+
+
+def critical_score(words: Sequence[int], top: int, gold: Sequence[int], no_left: frozenset[int] = frozenset(),
+                   no_right: frozenset[int] = frozenset(), linear: bool = True) -> int:
+    """σ over a stack ``words[:top+1]`` and *critical* buffer words ``words[top+1:]`` (§5 quadratic, §6 linear)."""
+    return _Table5(_Tables(words, top, gold, no_left, no_right), linear).total()

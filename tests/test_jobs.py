@@ -1,0 +1,228 @@
+"""``--jobs N``: the output, reports, errors and skip counts of a run in worker processes are those of ``--jobs 1``.
+
+The reference is the one-process run, which the other test files check
+against independent derivations; here the workers are forced on from the
+first sentence (warm-up of zero), so the parallel path is the one compared.
+Inputs are small slices so the file stays fast (each parallel run spawns two
+interpreters).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import wait
+from pathlib import Path
+
+import pytest
+
+import treetool.parallel as parallel
+from conftest import SAMPLE_DATA, run_cli, shared_path
+from treetool.budget import SentenceTimeout
+from treetool.parallel import Outcome, SentencePool, resolve_jobs
+
+EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
+
+
+@pytest.fixture
+def forced(monkeypatch) -> list[int]:
+    """Workers start after the first task and take over; returns the list of pool starts (one entry per start)."""
+    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
+    starts: list[int] = []
+    start = SentencePool._start
+
+    def counted(self, work):
+        starts.append(1)
+        start(self, work)
+        wait(self._booting)  # the workers take over at once, instead of when they are up
+
+
+    monkeypatch.setattr(SentencePool, "_start", counted)
+    return starts
+
+
+def sentences(path: Path, count: int, skip: int = 0) -> bytes:
+    """``count`` sentences of ``path`` after the first ``skip`` (blocks separated by a blank line)."""
+    blocks = path.read_bytes().split(b"\n\n")
+    return b"\n\n".join(blocks[skip:skip + count]) + b"\n\n"
+
+
+@pytest.fixture
+def real(tmp_path) -> Path:
+    """120 sentences of English-EWT dev (non-projective trees included)."""
+    path = tmp_path / "ewt.conllu"
+    path.write_bytes(sentences(shared_path(*EWT), 120, skip=200))
+    return path
+
+
+def with_bad_sentences(path: Path, out: Path) -> Path:
+    """``path`` with a non-numeric HEAD in sentence 40 and a HEAD out of range in sentence 80."""
+    blocks = path.read_bytes().split(b"\n\n")
+    for index, head in ((40, b"x"), (80, b"999")):
+        lines = blocks[index].split(b"\n")
+        row = next(i for i, line in enumerate(lines) if line[:1].isdigit())
+        fields = lines[row].split(b"\t")
+        fields[6] = head
+        lines[row] = b"\t".join(fields)
+        blocks[index] = b"\n".join(lines)
+    out.write_bytes(b"\n\n".join(blocks))
+    return out
+
+
+def both(tmp_path: Path, *args: object, files: tuple[str, ...] = ()) -> tuple:
+    """Run ``args`` with --jobs 1 and --jobs 2; each run's (status, stdout, stderr, files written), paths made equal."""
+    results = []
+    for jobs in ("1", "2"):
+        where = tmp_path / f"j{jobs}"
+        where.mkdir()
+        given = [str(a).replace("{out}", str(where)) for a in args]
+        result = run_cli(*given, "--jobs", jobs)
+        written = {name: (where / name).read_bytes() if (where / name).exists() else None for name in files}
+        results.append((result.returncode, result.stdout, result.stderr.replace(str(where).encode(), b"{out}"),
+                        written))
+    return tuple(results)
+
+
+COMMANDS = {
+    "projectivize --count": ["projectivize", "--count", "--report-file", "{out}/report.json"],
+    "projectivize batched": ["projectivize", "--report", "--format", "json"],
+    "projectivize pseudo": ["projectivize", "--method", "pseudo", "--scheme", "head+path", "--report", "--format", "json"],
+    "oracle attardi": ["oracle", "--system", "attardi", "--format", "jsonl", "--labeled", "--report-file",
+                       "{out}/report.json"],
+    "coverage": ["coverage", "--system", "attardi", "--degree", "1", "--format", "json"],
+    "annotate explore": ["annotate", "--system", "arc-eager", "--policy", "explore", "--error-rate", "0.3",
+                         "--seed", "7", "--labeled"],
+}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_two_jobs_write_what_one_job_writes(name, real, tmp_path, forced):
+    args = COMMANDS[name]
+    one, two = both(tmp_path, *args, real, SAMPLE_DATA / "en_sample.conllu", files=("report.json",))
+    assert one[0] == 0, one[2]
+    if "batched" not in name and "pseudo" not in name:  # pseudo has no DP to farm out; see the test below
+        assert forced, "the workers never started"
+    if name.startswith("projectivize"):  # the report's time per tree is a measurement, not a result
+        one, two = (tuple(_drop_timing(part) for part in run) for run in (one, two))
+    assert one == two
+    assert one[1]  # something was written
+
+
+def _drop_timing(part):
+    if isinstance(part, bytes):
+        return b"\n".join(line for line in part.split(b"\n") if b"ms_per_tree" not in line and b"\xe2" not in line)
+    if isinstance(part, dict):
+        return {k: _drop_timing(v) for k, v in part.items()}
+    return part
+
+
+def test_predicted_policy_stays_aligned(real, tmp_path, forced):
+    """The predicted trees are taken in reading order (before the work is sent), skips included."""
+    bad = with_bad_sentences(real, tmp_path / "bad.conllu")
+    one, two = both(tmp_path, "annotate", bad, "--system", "arc-hybrid", "--policy", "predicted",
+                    "--predicted", real, "--on-error", "skip", "--format", "tsv")
+    assert one[0] == 0 and b"skipped 2 bad sentences" in one[2]
+    assert one == two and forced
+
+
+@pytest.mark.parametrize("args", [
+    ["projectivize", "--count"], ["oracle"], ["coverage"], ["annotate", "--system", "arc-eager"],
+])
+def test_first_bad_sentence_stops_both_runs_alike(args, real, tmp_path, forced):
+    bad = with_bad_sentences(real, tmp_path / "bad.conllu")
+    one, two = both(tmp_path, *args, bad)
+    assert one[0] == 2
+    assert one[2].startswith(f"{bad}:".encode()) and b"found 'x'" in one[2]
+    assert one == two
+
+
+@pytest.mark.parametrize("args", [
+    ["projectivize", "--count", "--report", "--format", "json"],
+    # Exact search on sentences of up to 5 words: the work itself rejects the longer ones, interleaved
+    # with the reader's rejects; the rejects file keeps input order.
+    ["annotate", "--system", "swap", "--max-length", "5"],
+])
+def test_skip_counts_and_rejects_are_the_same(args, real, tmp_path, forced):
+    bad = with_bad_sentences(real, tmp_path / "bad.conllu")
+    one, two = both(tmp_path, *args, bad, "--on-error", "skip", "--rejects", "{out}/rejects.conllu",
+                    files=("rejects.conllu",))
+    one, two = (tuple(_drop_timing(part) for part in run) for run in (one, two))
+    assert one[0] == 0 and b"skipped" in one[2] and one[3]["rejects.conllu"]
+    assert one == two and forced
+
+
+def chain_sentence(n: int, sent_id: str) -> str:
+    """A tree whose optimal DP takes seconds for n in the thousands: 0 -> 1 -> 3 -> ... -> n, 2 attached to 4."""
+    heads = [-1, 0, 4, 1, *range(3, n)]
+    rows = [f"# sent_id = {sent_id}"]
+    rows += [f"{i}\tw\tw\tX\tX\t_\t{heads[i]}\t{'root' if heads[i] == 0 else 'dep'}\t_\t_" for i in range(1, n + 1)]
+    return "\n".join(rows) + "\n\n"
+
+
+@pytest.mark.parametrize("mode", ["skip", "fail"])
+def test_timeouts_are_reported_alike(mode, real, tmp_path, forced):
+    """A sentence far over its budget between ordinary ones: the same sentence times out with 2 jobs."""
+    path = tmp_path / "long.conllu"
+    path.write_bytes(sentences(real, 30) + chain_sentence(3000, "long-1").encode() + sentences(real, 30, skip=30))
+    one, two = both(tmp_path, "projectivize", path, "--count", "--max-seconds", "0.3", "--on-timeout", mode)
+    assert b"long-1" in one[2] and one[0] == (2 if mode == "fail" else 0)
+    assert one == two and forced
+
+
+def test_cheap_small_runs_stay_in_one_process(monkeypatch, real):
+    """With the real thresholds a small input never pays for workers."""
+    starts = []
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(1))
+    assert run_cli("coverage", real, "--jobs", "2").returncode == 0
+    assert starts == []
+
+
+def test_jobs_zero_is_every_usable_core_and_negative_is_refused(real):
+    assert resolve_jobs(0) == len(os.sched_getaffinity(0))
+    result = run_cli("oracle", real, "--jobs", "-1")
+    assert result.returncode == 2 and b"--jobs" in result.stderr
+
+
+# ---------------------------------------------------------------- the pool itself
+
+
+def square_or_timeout(x: int) -> int:
+    """Module-level (picklable) work: x*x, or a timeout for x = 3 mod 7."""
+    if x % 7 == 3:
+        raise SentenceTimeout(1.5)
+    return x * x
+
+
+def test_pool_hands_back_in_order_with_errors_and_reports(forced):
+    reported: list[Exception] = []
+    seen: list[object] = []
+    with SentencePool(2, on_error=reported.append) as pool:
+        def items():
+            for i in range(300):
+                if i == 150:
+                    pool.report(ValueError("bad"))  # as a reader does: a bad sentence between 149 and 150
+                yield i, (None if i % 5 == 0 else i)
+            raise OSError("input broke")
+
+        with pytest.raises(OSError, match="input broke"):
+            for key, outcome in pool.map(square_or_timeout, items()):
+                if key == 149:
+                    assert reported == [], "a report came out before the items read before it"
+                if key == 150:
+                    assert len(reported) == 1
+                seen.append((key, _value(outcome)))
+        assert pool.parallel
+    assert [key for key, _ in seen] == list(range(300))  # every item before the input's failure
+    for key, value in seen:
+        expected = None if key % 5 == 0 else ("timeout", 1.5) if key % 7 == 3 else key * key
+        assert value == expected
+
+
+def _value(outcome: Outcome | None) -> object:
+    if outcome is None:
+        return None
+    try:
+        return outcome.get()
+    except SentenceTimeout as err:  # rebuilt in this process with its attributes
+        return ("timeout", err.seconds)

@@ -1,0 +1,189 @@
+"""The degree-2 Attardi oracle of papers/000 (``oracles.tabular_loss``) against exhaustive search (issue 11).
+
+The reference is ``system.exact_oracle`` (``oracles.search.ExhaustiveSearch``,
+itself checked against plain enumeration in test_oracles_search.py): costs
+straight from the definition loss(a(c)) - loss(c). Configurations come from
+exploring walks (random errors, wrong labels) steered by the exact oracle,
+so the sample does not depend on the oracle under test. Gold trees include
+trees degree 2 cannot derive (checked with ``can_derive``), where the loss is
+positive from the start.
+
+Every configuration of every tree of up to 5 words (4.7 million) and
+exploring walks over all 16,807 trees of 6 words were checked once the same
+way (README, "Attardi degree-2 dynamic oracle"); too slow for a unit test,
+which walks every tree of up to 5 words and a sample of 6.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from conftest import SAMPLE_DATA, run_cli, shared_path
+from oracle_trees import all_trees, bf_projective, random_nonprojective, word_labels
+from oracles import Configuration, get_system
+from oracles.annotate import Explore, annotate_sentence
+from oracles.dynamic import exploring_walk
+from oracles.search import ExactOracle
+from oracles.system import with_label
+from oracles.tabular_loss import AttardiDegree2Oracle, TabularLoss
+from treetool.budget import Budget, SentenceTimeout
+from treetool.treebank import read_treebank
+
+SYSTEM = get_system("attardi", degree=2)
+
+
+def differing(trees, rng, error_rate=0.3):
+    """``(configurations whose costs differ from the exact ones, configurations, underivable trees)``."""
+    differ = total = underivable = 0
+    for heads, labels in trees:
+        n = len(heads) - 1
+        exact, fast = SYSTEM.exact_oracle(heads, labels, max_length=None), SYSTEM.dynamic_oracle(heads, labels)
+        underivable += not SYSTEM.can_derive(heads)
+        alphabet = sorted(set(labels[1:])) if labels else ()
+        for config, costs in exploring_walk(SYSTEM, exact, n, rng, error_rate, alphabet):
+            total += 1
+            found = fast.costs(config)
+            differ += found != costs or fast.optimal(config) != [a for a, c in costs.items() if c == 0]
+    return differ, total, underivable
+
+
+def test_dynamic_oracle_of_degree_2_is_the_tabular_one_and_others_the_search():
+    assert isinstance(SYSTEM.dynamic_oracle([-1, 0]), AttardiDegree2Oracle)
+    assert SYSTEM.exact_dynamic_oracle == "any"
+    for degree in (1, 3):
+        system = get_system("attardi", degree=degree)
+        assert isinstance(system.dynamic_oracle([-1, 0]), ExactOracle)
+        assert system.exact_dynamic_oracle == "any"
+
+
+def test_every_tree_of_up_to_5_words_and_a_sample_of_6():
+    rng = random.Random(1)
+    trees = [(t, None) for n in range(1, 6) for t in all_trees(n)]
+    six = list(all_trees(6))
+    trees += [(t, None) for t in rng.sample(six, 200)]
+    differ, total, underivable = differing(trees, rng)
+    assert differ == 0 and total > 15000 and underivable > 30
+
+
+def test_random_nonprojective_trees_of_7_to_9_words_labelled_half_the_time():
+    rng = random.Random(2)
+    trees = [random_nonprojective(n, rng) for n in (7, 8, 9) for _ in range(12)]
+    labelled = [(t, word_labels(len(t) - 1) if i % 2 else None) for i, t in enumerate(trees)]
+    differ, total, underivable = differing(labelled, rng)
+    assert differ == 0 and total > 36 * 14 and underivable > 0
+
+
+def _real_nonprojective(max_words=9):
+    """Non-projective sentences of 4..9 words from the UD 2.2 files with the most degree-2 failures, with labels."""
+    out, underivable = [], 0
+    for folder, name in (("UD_Portuguese-Bosque", "pt_bosque-ud-train.conllu"),
+                         ("UD_Ancient_Greek-PROIEL", "grc_proiel-ud-dev.conllu"),
+                         ("UD_Greek-GDT", "el_gdt-ud-train.conllu")):
+        taken = 0
+        for sentence in read_treebank(str(shared_path("data", "ud-2.2", folder, name))):
+            heads = sentence.head_list
+            if 4 <= sentence.n_words <= max_words and not bf_projective(heads):
+                derivable = SYSTEM.can_derive(heads)
+                if taken >= 8 and derivable:
+                    continue
+                out.append((heads, sentence.deprels))
+                underivable += not derivable
+                taken += 1
+                if taken >= 14:
+                    break
+    return out, underivable
+
+
+def test_real_nonprojective_sentences_including_underivable_ones():
+    sentences, underivable = _real_nonprojective()
+    assert underivable >= 3  # loss >= 1 from the start: checked below
+    for heads, labels in sentences:
+        if not SYSTEM.can_derive(heads):
+            oracle = SYSTEM.exact_oracle(heads)
+            assert oracle.search.loss(SYSTEM.initial(len(heads) - 1)) >= 1
+    differ, total, _ = differing(sentences, random.Random(3), error_rate=0.2)
+    assert differ == 0 and total > 200
+
+
+def test_long_sentences_static_path_is_optimal_and_the_loss_stays_zero():
+    """Beyond exhaustive search: along the canonical sequence of a derivable tree every step costs 0."""
+    path = shared_path("data", "ud-2.2", "UD_Greek-GDT", "el_gdt-ud-dev.conllu")
+    checked = 0
+    for sentence in read_treebank(str(path)):
+        heads = sentence.head_list
+        if not 15 <= sentence.n_words <= 30 or bf_projective(heads) or not SYSTEM.can_derive(heads):
+            continue
+        oracle = SYSTEM.dynamic_oracle(heads, sentence.deprels)
+        config = SYSTEM.initial(sentence.n_words, labeled=True)
+        for action in SYSTEM.static_oracle(heads, sentence.deprels):
+            costs = oracle.costs(config)
+            assert costs[action] == 0
+            assert [with_label(a, None) for a in costs] == SYSTEM.legal(config)
+            config = SYSTEM.apply(config, action)
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+def test_buffer_reduction_of_the_papers_sample_run():
+    """§5.4: the subtree of 7 over 5..12 collapses to 7 (its dependent 1 is on the stack); 13 stays."""
+    # A tree with the properties the sample run states: 7 heads 5..12 (contiguous, complete), 1 <- 7,
+    # 3 -> 2 built, 13 elsewhere.
+    heads = [-1, 7, 3, 0, 3, 6, 7, 3, 9, 7, 9, 12, 7, 3]
+    loss = TabularLoss(heads)
+    assert loss.reduced_buffer((0, 1, 3, 4), 5) == [7, 13]
+    # with 6 (a non-root node of the span) heading a stack node, the span is not bottom-up complete
+    heads[4] = 6
+    assert TabularLoss(heads).reduced_buffer((0, 1, 3, 4), 5) == [6, 7, 9, 12, 13]
+
+
+def test_a_budget_bounds_the_oracle():
+    """A random 40-word tree reduces nothing: its first table alone takes minutes; the budget stops it."""
+    heads = random_nonprojective(40, random.Random(4))
+    started = time.monotonic()
+    with pytest.raises(SentenceTimeout):
+        list(annotate_sentence(SYSTEM, heads, policy=Explore(0.5, 1), max_seconds=0.2))
+    with pytest.raises(SentenceTimeout):
+        SYSTEM.dynamic_oracle(heads, budget=Budget(0.2)).costs(SYSTEM.initial(40))
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("policy", [["--policy", "static"], ["--policy", "explore", "--error-rate", "0.3"],
+                                    ["--policy", "predicted", "--predicted", str(SAMPLE_DATA / "de_sample.conllu")]])
+def test_annotate_uses_it_with_every_policy(policy):
+    """Short sentences: every step's costs equal the exact ones; `--max-seconds` is accepted."""
+    path = SAMPLE_DATA / "de_sample.conllu"
+    result = run_cli("annotate", path, "--system", "attardi", "--degree", "2", "--labeled", "--max-seconds", "30",
+                     *policy)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    trees = {s.identifier(i): s for i, s in enumerate(read_treebank(str(path)), 1)}
+    checked = 0
+    for record in records:
+        sentence = trees[record["sent_id"]]
+        if sentence.n_words > 8:
+            continue
+        config = Configuration(tuple(record["stack"]), tuple(record["buffer"]), tuple(record["heads"]),
+                               tuple(record["labels"]))
+        assert record["costs"] == SYSTEM.exact_oracle(sentence.head_list, sentence.deprels).costs(config)
+        checked += 1
+    assert checked > 0 and len(records) == sum(2 * s.n_words for s in trees.values())
+
+
+def test_a_sentence_too_deep_for_the_table_is_one_clear_error(tmp_path):
+    """A random 1,000-word tree: the table's recursion along the buffer would overflow; a file:line error instead."""
+    rng = random.Random(1)
+    rows = ["# sent_id = long"] + [f"{i}\tw\tw\tX\tX\t_\t{0 if i == 1 else rng.randrange(1, i)}\tdep\t_\t_"
+                                   for i in range(1, 1001)]
+    path = tmp_path / "long.conllu"
+    path.write_text("\n".join(rows) + "\n\n")
+    result = run_cli("annotate", path, "--system", "attardi", "--degree", "2", "--max-seconds", "20",
+                     "-o", tmp_path / "out.jsonl")
+    assert result.returncode == 2
+    assert b"Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{path}:1: the tabular loss recurses too deep".encode())

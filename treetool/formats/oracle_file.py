@@ -1,0 +1,110 @@
+"""RNNG / In-Order oracle files: the training input of those parsers, byte for byte as their scripts write it.
+
+Per tree (RNNG's ``get_oracle.py``, In-Order's ``scripts/get_oracle.py``):
+``# <tree on one line>``, the POS tags, the tokens, the tokens lower-cased, the
+unknown-word classes, one action per line, a blank line.
+
+Unknown-word classes (the scripts' ``unkify``, Berkeley-parser signatures):
+a word is known when it occurs more than once in the vocabulary (training)
+trees; an unknown word gets ``UNK`` plus ``-INITC`` (first letter the only
+capital; ``-KNOWNLC`` if its lower-case form is known), ``-CAPS`` (more
+capitals, or a capital after a non-letter start), ``-LC`` (has a lower-case
+letter), ``-NUM``, ``-DASH`` and one suffix class (``-s``; for 5+ characters
+without dash and not digits-with-capitals: ``-ed -ing -ion -er -est -ly -ity
+-y -al``). ``lang="ch"``: every unknown word is ``UNK``. The scripts are
+Python 2 and work on bytes, so letters, digits, case and lengths are those of
+the ASCII bytes of the UTF-8 text (``é`` is neither a letter nor lower-case,
+and counts 2); lower-casing is ASCII only, as in the scripts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "SPELLINGS", "LANGS"]
+
+#: In-order action spellings: (non-terminal kind, final action, comment prefix).
+SPELLINGS = {
+    "pj-term": ("PJ", "TERM", "# "),  # In-Order (Liu & Zhang 2017)
+    "nt-term": ("NT", "TERM", "!# "),  # Dynamic-In-Order (Fernandez-Gonzalez & Gomez-Rodriguez 2018)
+    "nt-finish": ("NT", "FINISH", "# "),
+}
+LANGS = ("en", "ch")
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_SUFFIXES = ("ed", "ing", "ion", "er", "est", "ly", "ity", "y", "al")
+
+
+def ascii_lower(word: str) -> str:
+    """Lower-case ASCII letters only (Python 2 ``str.lower`` on bytes)."""
+    return word.translate(_ASCII_LOWER)
+
+
+class Vocabulary:
+    """The known words: those occurring more than once in the vocabulary trees."""
+
+    def __init__(self, counts: Counter[str], lang: str = "en") -> None:
+        self.known = frozenset(word for word, count in counts.items() if count > 1)
+        self.lang = lang
+        self._classes: dict[str, str] = {}
+
+    @classmethod
+    def from_words(cls, words: Iterable[str], lang: str = "en") -> "Vocabulary":
+        return cls(Counter(words), lang)
+
+    def classify(self, word: str) -> str:
+        """The word itself when known, else its unknown-word class (cached per word)."""
+        if word in self.known:
+            return word
+        cls = self._classes.get(word)
+        if cls is None:
+            cls = self._classes[word] = unknown_class(word, self.known, self.lang)
+        return cls
+
+
+def unknown_class(word: str, known: Iterable[str] | frozenset[str], lang: str = "en") -> str:
+    """The scripts' class of an unknown word (module docstring), computed on its UTF-8 bytes."""
+    if lang == "ch" or not word:
+        return "UNK"
+    raw = word.encode("utf-8", "surrogateescape")
+    caps = sum(1 for b in raw if 65 <= b <= 90)
+    has_digit = any(48 <= b <= 57 for b in raw)
+    has_dash = 45 in raw
+    has_lower = any(97 <= b <= 122 for b in raw)
+    lower = raw.lower()
+    first = raw[0]
+    result = "UNK"
+    if 65 <= first <= 90:
+        if caps == 1:
+            result += "-INITC"
+            if lower.decode("utf-8", "surrogateescape") in known:
+                result += "-KNOWNLC"
+        else:
+            result += "-CAPS"
+    elif not (65 <= first <= 90 or 97 <= first <= 122) and caps > 0:
+        result += "-CAPS"
+    elif has_lower:
+        result += "-LC"
+    if has_digit:
+        result += "-NUM"
+    if has_dash:
+        result += "-DASH"
+    if lower.endswith(b"s") and len(lower) >= 3:
+        if lower[-2:-1] not in (b"s", b"i", b"u"):
+            result += "-s"
+    elif len(lower) >= 5 and not has_dash and not (has_digit and caps > 0):
+        for suffix in _SUFFIXES:
+            if lower.endswith(suffix.encode()):
+                result += "-" + suffix
+                break
+    return result
+
+
+def oracle_record(tree_line: str, tags: list[str], words: list[str], vocabulary: Vocabulary,
+                  actions: list[str], comment: str = "# ") -> str:
+    """One tree's block, ending with the blank line."""
+    text = " ".join(words)
+    classes = " ".join([vocabulary.classify(w) for w in words])
+    return "".join((comment, tree_line, "\n", " ".join(tags), "\n", text, "\n", ascii_lower(text), "\n",
+                    classes, "\n", "\n".join(actions), "\n\n"))

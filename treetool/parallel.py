@@ -1,0 +1,403 @@
+"""An ordered parallel map over sentences: the machinery behind ``--jobs N``.
+
+Every command that takes ``--jobs`` is a per-sentence map: each sentence's
+work (a DP, an oracle walk) depends on that sentence only.  :class:`SentencePool`
+runs that work in worker processes, in chunks, and hands the results back
+in input order, so the output, the reports, the skip counts and the first
+error are those of a run in one process.  The parts:
+
+* The work is ``work(task)``, a picklable module-level function (or a
+  ``functools.partial`` of one) applied to a small picklable ``task``
+  (head lists, not whole sentences: what crosses a pipe is paid twice).
+  What stays in the main process (the sentence, its position) is the
+  ``key`` paired with the task; a task of ``None`` has no work and keeps its
+  place in the stream.
+* Whatever ``work`` raises is captured per task (an :class:`Outcome`) and
+  raised by :meth:`Outcome.get` in the main process when that task's turn
+  comes, so ``--on-error``, ``--max-seconds`` and warnings see the same
+  sequence of events as with one process.  An exception raised by the input
+  itself (the reader) waits likewise until every earlier task is handed
+  back, and so does a bad sentence the reader reports to its ``on_error``
+  (:meth:`SentencePool.report`).
+* ``batch``, when given, does the work of a list of tasks at once (the
+  batched projectivization DP); it must give what ``work`` gives.
+* Memory is constant: at most ``WINDOW_PER_JOB * jobs`` chunks are
+  outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
+* Small or cheap runs never pay for workers: sentences are processed in the
+  main process first, timing the work, and the workers start only once
+  ``WARMUP_SECONDS`` of work have been seen and the work took at least
+  ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
+  process, so below that share workers cannot win much; re-checked after
+  every further ``WARMUP_SECONDS`` of work).  The work goes on in the main
+  process while the workers start, so a run that ends meanwhile does not
+  wait for them.  Chunks are sized from the measured cost of a task, about
+  ``CHUNK_SECONDS`` of work each.
+
+Start method: ``spawn``.  ``fork`` copies a process that may hold threads
+(rich's progress refresh, a BLAS pool) and their locks, plus open buffered
+outputs; ``forkserver`` (Python 3.11) starts its server without the parent's
+``sys.path``, so workers could import another installed copy of the code
+than the one running.  A spawned worker starts a fresh interpreter with the
+parent's ``sys.path`` and working directory and imports only what the work
+needs (about half a second, paid once per run, after the warm-up).
+
+A corpus too large for one machine is not this module's business: split it
+and run the same command per shard on any scheduler.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any, Generic, NamedTuple, TypeVar
+
+K = TypeVar("K")
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Seconds of work done in the main process before workers are considered (and between re-checks).
+WARMUP_SECONDS = 1.0
+#: Workers start only when the work took at least this share of the wall time.
+MIN_WORK_SHARE = 0.5
+#: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
+CHUNK_SECONDS = 0.05
+#: Tasks per chunk at most; keys (tasks and pass-through items) per chunk at most.
+MAX_CHUNK = 256
+MAX_KEYS = 4096
+#: Outstanding chunks per worker: enough to keep every worker busy behind one slow chunk.
+WINDOW_PER_JOB = 4
+
+
+def resolve_jobs(jobs: int) -> int:
+    """The number of processes for ``--jobs``: ``0`` means every core this process may run on."""
+    if jobs < 0:
+        raise ValueError(f"jobs must be 0 (all cores) or positive, not {jobs}")
+    if jobs:
+        return jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Outcome(NamedTuple, Generic[R]):
+    """The result of one task, or what it raised (re-raised by :meth:`get`)."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+    def get(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def attempt(work: Callable[[T], R], task: T) -> Outcome:
+    """``work(task)`` as an :class:`Outcome` (an ``Exception`` is kept, not raised)."""
+    try:
+        return Outcome(work(task))
+    except Exception as err:  # noqa: BLE001 -- handed to the main process, raised there in order
+        return Outcome(error=err)
+
+
+class _CarriedError:
+    """An exception on its way back from a worker.
+
+    Rebuilt without calling ``__init__`` (whose signature need not match
+    ``args``, e.g. :class:`~treetool.budget.SentenceTimeout`), with its
+    attributes and, as a note shown only in a traceback, where the worker
+    raised it (a full formatted traceback costs a millisecond: too much for
+    the expected errors, thousands per run with ``--on-error skip``).
+    """
+
+    def __init__(self, err: BaseException) -> None:
+        self.type, self.args, self.state = type(err), err.args, dict(getattr(err, "__dict__", {}))
+        self.where = _innermost(err.__traceback__)
+
+    def rebuild(self) -> BaseException:
+        err = self.type.__new__(self.type, *self.args)
+        err.args = self.args
+        err.__dict__.update(self.state)
+        err.add_note(f"(raised in a worker process at {self.where})")
+        return err
+
+
+def _innermost(tb: TracebackType | None) -> str:
+    """``file:line in function`` where a traceback ends (no source lines read)."""
+    if tb is None:
+        return "?"
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return f"{code.co_filename}:{tb.tb_lineno} in {code.co_name}"
+
+
+def _portable(outcome: Outcome) -> Outcome:
+    """``outcome`` made picklable: an error travels as a :class:`_CarriedError`
+    (one that cannot be pickled as a RuntimeError naming it)."""
+    if outcome.error is None:
+        return outcome
+    carried = _CarriedError(outcome.error)
+    try:
+        pickle.dumps(carried)
+    except Exception:  # noqa: BLE001
+        carried = _CarriedError(RuntimeError(f"{type(outcome.error).__name__}: {outcome.error}"))
+    return Outcome(error=carried)  # type: ignore[arg-type]
+
+
+def _received(outcome: Outcome) -> Outcome:
+    error = outcome.error
+    return Outcome(error=error.rebuild()) if isinstance(error, _CarriedError) else outcome
+
+
+def _run_chunk(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]] | None,
+               tasks: list[Any]) -> list[Outcome]:
+    """In a worker: the outcomes of ``tasks``, made picklable."""
+    return [_portable(outcome) for outcome in _solve(work, batch, tasks)]
+
+
+def _solve(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]] | None,
+           tasks: list[Any]) -> list[Outcome]:
+    return batch(tasks) if batch is not None else [attempt(work, task) for task in tasks]
+
+
+def _ready() -> None:
+    """A no-op: done once a worker has started (see :meth:`SentencePool._start`)."""
+
+
+def _worker_init() -> None:
+    """Ctrl-C is the main process's to handle: it stops the workers itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Reported(NamedTuple):
+    """An error a reader reported to :attr:`SentencePool.report`, travelling in the stream in its place."""
+
+    error: Exception
+
+
+class _Chunk:
+    """Consecutive items: every key, the tasks that have work, and the worker's result once sent."""
+
+    __slots__ = ("keys", "tasks", "future")
+
+    def __init__(self) -> None:
+        self.keys: list[tuple[Any, bool]] = []  # (key, has a task)
+        self.tasks: list[Any] = []
+        self.future: Future | None = None
+
+    def pairs(self, outcomes: list[Outcome]) -> Iterator[tuple[Any, Outcome | None]]:
+        results = iter(outcomes)
+        for key, has_task in self.keys:
+            yield key, next(results) if has_task else None
+
+
+def _read_chunk(source: Iterator[tuple[Any, Any]], size: int,
+                keys: int = MAX_KEYS) -> tuple[_Chunk, BaseException | None, bool]:
+    """The next chunk of ``source`` (at most ``size`` tasks and ``keys`` items), the exception that
+    ended the input early if any, and whether the input ended."""
+    chunk = _Chunk()
+    try:
+        while len(chunk.tasks) < size and len(chunk.keys) < keys:
+            key, task = next(source)
+            chunk.keys.append((key, task is not None))
+            if task is not None:
+                chunk.tasks.append(task)
+    except StopIteration:
+        return chunk, None, True
+    except Exception as err:  # noqa: BLE001 -- raised after the items before it (SentencePool.map)
+        return chunk, err, True
+    return chunk, None, False
+
+
+class SentencePool:
+    """``jobs`` processes for an ordered map (see the module doc); a context manager.
+
+    One pool serves every file of a run (:meth:`map` once per file); the
+    workers, once started, stay until the ``with`` block ends: joined when
+    it ends normally, stopped at once when it ends by an exception.
+
+    ``on_error``: the handler of bad input (an :class:`~treetool.policy.ErrorPolicy`).
+    Readers get :attr:`report` instead, which keeps each error in its place
+    in the stream: ``on_error`` sees it, and in fail mode raises, when the
+    sentences read before it have been handed back, as in one process
+    (rejects files in input order, the first error first).
+    """
+
+    def __init__(self, jobs: int = 1, on_error: Callable[[Exception], None] | None = None) -> None:
+        self.jobs = resolve_jobs(jobs)
+        self.on_error = on_error
+        self._reports: list[Exception] = []
+        self._executor: ProcessPoolExecutor | None = None
+        self._booting: list[Future] = []  # one no-op per worker: the workers are up when one is done
+        self._used = False  # a chunk was sent
+        self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
+        self._window_work = 0.0
+        self._window_start = time.perf_counter()
+        self._refused = False  # the work cannot be pickled: it stays in this process
+
+    def __enter__(self) -> SentencePool:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.close(ok=exc_type is None)
+
+    def report(self, error: Exception) -> None:
+        """The ``on_error`` to give readers (see the class doc)."""
+        self._reports.append(error)
+
+    @property
+    def parallel(self) -> bool:
+        """True once the workers run (until then, and while they start, the work is done here)."""
+        return self._executor is not None and any(future.done() for future in self._booting)
+
+    def close(self, ok: bool = True) -> None:
+        """Join the workers (``ok``), else, or when they were never used, stop them at once."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if ok and self._used:
+            executor.shutdown(wait=True)
+            return
+        # Python 3.11 has no public way to stop a running task (3.14: terminate_workers);
+        # shutdown forgets the processes, so they are taken first.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+
+    def map(
+        self,
+        work: Callable[[T], R],
+        items: Iterable[tuple[K, T | None]],
+        *,
+        batch: Callable[[list[T]], list[Outcome]] | None = None,
+        batch_size: int = 1,
+    ) -> Iterator[tuple[K, Outcome | None]]:
+        """``(key, outcome)`` for each ``(key, task)`` of ``items``, in order (``None`` for a ``None`` task).
+
+        An exception raised by ``items`` itself is raised after every earlier
+        item has been handed back.  ``batch(tasks)``, when given, returns the
+        outcomes of a list of tasks at once (what ``work`` would give, faster);
+        in this process it gets the tasks of ``batch_size`` items at a time.
+        """
+        source = self._with_reports(iter(items))
+        for key, outcome in self._map(work, source, batch, batch_size):
+            if isinstance(key, _Reported):
+                self.on_error(key.error)  # type: ignore[misc]
+            else:
+                yield key, outcome
+
+    def _with_reports(self, source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """``source`` with the errors its reader reported, each before the item read after it."""
+        try:
+            for item in source:
+                yield from self._take_reports()
+                yield item
+        except Exception:
+            yield from self._take_reports()
+            raise
+        yield from self._take_reports()
+
+    def _take_reports(self) -> Iterator[tuple[_Reported, None]]:
+        reports, self._reports = self._reports, []
+        for error in reports:
+            yield _Reported(error), None
+
+    def _map(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]],
+             batch: Callable[[list[Any]], list[Outcome]] | None, batch_size: int) -> Iterator[tuple[Any, Any]]:
+        """In this process until the workers pay (module doc), then in the workers."""
+        if batch is None:
+            yield from self._map_here(work, source)
+        else:
+            yield from self._map_batches_here(work, batch, batch_size, source)
+        if self.parallel:
+            yield from self._map_parallel(work, batch, source)
+
+    def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """One task at a time in this process, until the workers are up (or the input ends)."""
+        clock = time.perf_counter
+        for key, task in source:
+            if task is None:
+                yield key, None
+                continue
+            start = clock()
+            outcome = attempt(work, task)
+            if self.jobs > 1:
+                self._measure(clock() - start, 1, work)
+            yield key, outcome
+            if self.parallel:
+                return
+
+    def _map_batches_here(self, work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]],
+                          batch_size: int, source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """Batches of ``batch_size`` items in this process, until the workers are up (or the input ends)."""
+        ended = False
+        while not ended and not self.parallel:
+            chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
+            start = time.perf_counter()
+            outcomes = batch(chunk.tasks) if chunk.tasks else []
+            if chunk.tasks:
+                self._measure(time.perf_counter() - start, len(chunk.tasks), work)
+            yield from chunk.pairs(outcomes)
+            if failure is not None:
+                raise failure
+
+    def _measure(self, seconds: float, tasks: int, work: Callable[[Any], Any]) -> None:
+        """Count work done here; start the workers when the warm-up says they pay (module doc)."""
+        each = seconds / tasks
+        self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
+        self._window_work += seconds
+        if self.jobs < 2 or self._refused or self._executor is not None or self._window_work < WARMUP_SECONDS:
+            return
+        wall = time.perf_counter() - self._window_start
+        if self._window_work >= MIN_WORK_SHARE * wall:
+            self._start(work)
+        self._window_work, self._window_start = 0.0, time.perf_counter()
+
+    def _start(self, work: Callable[[Any], Any]) -> None:
+        try:
+            pickle.dumps(work)
+        except Exception:  # noqa: BLE001 -- e.g. a user's system defined in a script: it runs here
+            self._refused = True
+            return
+        self._executor = ProcessPoolExecutor(
+            self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+        # Work goes on here while the workers start (half a second each): a run that ends
+        # meanwhile loses almost nothing (close stops them).
+        self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
+
+    def _chunk_size(self) -> int:
+        if self._task_seconds <= 0:
+            return MAX_CHUNK
+        return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / self._task_seconds)))
+
+    def _map_parallel(self, work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]] | None,
+                      source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """The map once the workers run: a bounded window of chunks, handed back in order."""
+        pending: deque[_Chunk] = deque()
+        failure: BaseException | None = None
+        ended = False
+        size = self._chunk_size()
+        while True:
+            while not ended and len(pending) < WINDOW_PER_JOB * self.jobs:
+                chunk, failure, ended = _read_chunk(source, size)
+                if chunk.tasks:
+                    chunk.future = self._executor.submit(_run_chunk, work, batch, chunk.tasks)  # type: ignore[union-attr]
+                    self._used = True
+                if chunk.keys:
+                    pending.append(chunk)
+            if not pending:
+                break
+            chunk = pending.popleft()
+            outcomes = [] if chunk.future is None else [_received(o) for o in chunk.future.result()]
+            yield from chunk.pairs(outcomes)
+        if failure is not None:
+            raise failure
