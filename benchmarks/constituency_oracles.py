@@ -23,7 +23,9 @@ sys.path.insert(0, str(ROOT))
 from oracles.annotate import Explore
 from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
 from oracles.constituency.annotate import annotate_tree
-from oracles.constituency.dynamic import GoldIndex, exact_loss, paper_loss
+from oracles.constituency.exact_loss import exact_loss
+from oracles.constituency.gold_index import GoldIndex
+from oracles.constituency.paper_loss import paper_loss
 from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
 from treetool.formats.ptb import read_ptb_file

@@ -18,7 +18,10 @@ import pytest
 from nltk import Tree
 
 from oracles.constituency import from_nltk, get_constituency_system
-from oracles.constituency.dynamic import ConstituencyOracle, GoldIndex, exact_loss, limits_may_bind, paper_loss
+from oracles.constituency.dynamic import ConstituencyOracle
+from oracles.constituency.exact_loss import exact_loss, limits_may_bind
+from oracles.constituency.gold_index import GoldIndex
+from oracles.constituency.paper_loss import paper_loss
 from oracles.constituency.search import gold_labels, min_loss, successors
 from treetool.formats.ptb import read_ptb_file
 
