@@ -13,20 +13,15 @@ before it (papers/001 §3.1). Two ways of computing it:
     longest subsequence of them in gold order). Not exact under the real
     parsers' rules: see the README for the measured rate and the corners.
 
-``exact`` (:func:`exact_loss`)
-    The true minimum, by a different decomposition. Every reachable final
-    tree is determined by the *ends* ``e_k <= ... <= e_1`` at which the open
-    non-terminals X_k (top) .. X_1 will be reduced, plus new constituents;
-    which gold constituents can still be built, given those ends, is local to
-    the "level" between two consecutive ends (module-level notes in
-    :func:`_in_order_levels` and :func:`_top_down_levels`). A dynamic program
-    over the levels (innermost first; candidate ends are the gold ends, the
-    buffer position and n) gives the minimum in O(k * m^2) for k open
-    non-terminals and m candidate ends. This is exact for the unlimited
-    systems; the parsers' limits (RNNG's open non-terminals, Kparser's unary
-    chains) are checked by :func:`limits_may_bind`, and where they may change
-    the answer the exhaustive search decides (short sentences) — see
-    :class:`ConstituencyOracle`.
+``exact`` (:class:`~oracles.constituency.exact_loss.ExactLoss`)
+    The true minimum, by a different decomposition: a min-plus chain over
+    the ends at which the open non-terminals will be reduced, with a
+    per-sentence cut table (module doc of :mod:`.exact_loss`, which lists
+    the corners). Exact for the systems without limits; where the parsers'
+    limits (RNNG's open non-terminals, Kparser's unary chains) might change
+    the answer (:meth:`ExactLoss.limits_may_bind`) the exhaustive search
+    decides (sentences of at most ``max_length`` words, else
+    ``OracleUnavailable``).
 
 Corners where the paper's formula differs from the exact loss (each found by
 comparing with exhaustive search, see tests/test_constituency_dynamic.py):
@@ -48,10 +43,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .exact_loss import exact_loss, limits_may_bind
+from .exact_loss import ExactLoss
 from .gold_index import GoldIndex
 from .paper_loss import paper_loss
-from .system import Configuration, ConstituencySystem
+from .system import Configuration, ConstituencySystem, Open, span_of
 from .tree import Node
 
 __all__ = ["LOSSES", "ConstituencyOracle"]
@@ -62,7 +57,7 @@ LOSSES = ("exact", "paper", "search")
 class ConstituencyOracle:
     """Costs of every legal action (``NT(X)``/``PJ(X)`` once per label) for one gold tree: the DynamicOracle interface.
 
-    ``loss``: ``exact`` (:func:`exact_loss`; where :func:`limits_may_bind`
+    ``loss``: ``exact`` (:class:`ExactLoss`; where its ``limits_may_bind``
     says the parsers' limits might matter, the exhaustive search decides,
     which needs the sentence to have at most ``max_length`` words, else
     ``OracleUnavailable``), ``paper`` (:func:`paper_loss`) or ``search``
@@ -79,6 +74,8 @@ class ConstituencyOracle:
             raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
         self.gold = GoldIndex(gold, system)
+        self._exact = ExactLoss(self.gold)
+        self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
         self.max_length = max_length
         self._memo: dict = {}
         if loss == "search" and max_length is not None and gold.end > max_length:
@@ -88,10 +85,8 @@ class ConstituencyOracle:
         """The loss of ``config`` under this oracle's ``loss`` option."""
         if self.kind == "paper":
             return paper_loss(config, self.gold)
-        if self.kind == "exact":
-            remaining, _ = self.gold.remaining(config.built)
-            if not limits_may_bind(self.system, config, self.gold, remaining):
-                return exact_loss(config, self.gold)
+        if self.kind == "exact" and not self._exact.limits_may_bind(self.system, config):
+            return self._exact.loss(config)
         return self._search(config)
 
     def _search(self, config: Configuration) -> int:
@@ -105,19 +100,31 @@ class ConstituencyOracle:
         return int(min_loss(self.system, config, self.gold_tree, self.labels, None, self._memo))
 
     def costs(self, config: Configuration) -> dict[str, int]:
-        """Every legal action's cost; labels absent from the gold tree all cost the same, computed once."""
+        """Every legal action's cost, ``NT(X)``/``PJ(X)`` once per label.
+
+        Labels with no gold constituent at the start the new non-terminal
+        would have (top-down: the buffer position; in-order: the top item's
+        start) are all equally wrong: one of them is computed for all.
+        """
         base = self.loss(config)
-        apply, gold_labels = self.system.apply, self.gold.labels
+        apply, at_start = self.system.apply, self._gold_starts
+        start = self._new_start(config)
         out: dict[str, int] = {}
         foreign: int | None = None
         for action in self.system.legal_actions(config, self.labels):
-            if action.endswith(")") and action[3:-1] not in gold_labels:
+            if action.endswith(")") and (action[3:-1], start) not in at_start:
                 if foreign is None:
                     foreign = self.loss(apply(config, action)) - base
                 out[action] = foreign
             else:
                 out[action] = self.loss(apply(config, action)) - base
         return out
+
+    def _new_start(self, config: Configuration) -> int:
+        """Where a constituent opened now would start (top-down: b; in-order: the top item's start)."""
+        if self.gold.in_order and config.stack and type(config.stack[-1]) is not Open:
+            return span_of(config.stack[-1])[0]
+        return config.buffer
 
     def optimal(self, config: Configuration) -> list[str]:
         return [action for action, cost in self.costs(config).items() if cost == 0]

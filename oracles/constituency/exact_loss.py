@@ -57,7 +57,13 @@ sentence and each step of a walk adds at most one level.
 6. in-order: X_t may close right at b with no child of its own (a unary
    node over its first child), and gold spans around the top item or
    around X_t are buildable only up to the end of the open non-terminal
-   below.
+   below;
+7. in-order, Kparser's chains (exploring builds wrong unary chains): with no
+   gold constituent left on its span, a chain of 4 unary nodes can still be
+   a first or middle child but not a last one (REDUCE needs the top's chain
+   <= 3), and 5 cannot be built: X_k closing at b over a first child with
+   a chain of 3 needs the next end after b; over a chain of 4 it cannot
+   close at b; a top item with a chain of 4 needs e_k > b.
 
 **Limits.** The decomposition ignores the parsers' limits.
 :func:`limits_may_bind` says when they might matter (then the caller asks
@@ -198,10 +204,11 @@ class ExactLoss:
         if stack:
             growing = stack[-2] if top_open else stack[-1]
             start = span_of(growing)[0]
-            nodes = int(self.spans[start, b]) - self._matched_at(start, b, tail) + top_open
-            chain = growing.unary if type(growing) is Built else 0
-            if chain + nodes > limit or (not top_open and
-                                         int(np.max(self.chain_excess[start, b + 1:], initial=-1)) > limit):
+            left = int(self.spans[start, b]) - self._matched_at(start, b, tail)
+            chain = _unary(growing)
+            if left and chain + left + top_open > limit:  # with no gold node left there, loss() handles it
+                return True
+            if not top_open and int(np.max(self.chain_excess[start, b + 1:], initial=-1)) > limit:
                 return True
         return False
 
@@ -291,14 +298,31 @@ class ExactLoss:
         if type(top) is Open:
             label, start = opens[-1]
             gold_here = self.gold.counts.get((label, start, b), 0)
-            fix = self._matched_at(start, b, tail) + (self._remaining_at(label, start, b, tail) == 0) - (gold_here == 0)
-            if fix:
+            made = self._matched_at(start, b, tail)
+            fix = made + (self._remaining_at(label, start, b, tail) == 0) - (gold_here == 0)
+            chain = _unary(stack[-2]) + 1  # X_k closing at b: corner 7
+            if fix or (chain > 3 and self.spans[start, b] == made):
                 vec = vec.copy()
                 vec[b] += fix
+                if chain == 4:
+                    vec[b] = self._level_at_buffer_strict(opens, b) + fix
+                elif chain > 4:
+                    vec[b] = INF
             return int(np.min(vec[b:] + self.cuts[b, b:]))
         start = span_of(top)[0]
-        wrappers = self.wrap[start, b:] - (self.wrap[start, b - 1] if b else 0)
-        return self._matched_at(start, b, tail) + int(np.min(vec[b:] + self.cuts[b, b:] - wrappers))
+        made = self._matched_at(start, b, tail)
+        low = b + 1 if _unary(top) >= 4 and self.spans[start, b] == made else b  # corner 7: not a last child
+        wrappers = self.wrap[start, low:] - (self.wrap[start, b - 1] if b else 0)
+        return made + int(np.min(vec[low:] + self.cuts[b, low:] - wrappers, initial=INF))
+
+    def _level_at_buffer_strict(self, opens: tuple, b: int) -> int:
+        """The top level's entry at e_k = b when the next end must be after b (static counts)."""
+        label, start = opens[-1]
+        before = self._levels(opens[:-1])
+        wrap = self.wrap[start]
+        copies = self.by_label_start.get((label, start), self.zero)
+        inner = np.min(before[b + 1:] - wrap[b + 1:] + self.cuts[b, b + 1:], initial=INF)
+        return int(min(INF, inner + (wrap[b - 1] if b else 0) + (copies[b] == 0)))
 
     def _matched_at(self, start: int, b: int, tail: Counter) -> int:
         """Gold copies among the constituents ``(·, start, b)`` built since the last SHIFT (no longer buildable)."""
@@ -320,6 +344,11 @@ class ExactLoss:
         out = np.minimum(vec.min(axis=1) + below + (copies == 0), INF)
         self._prefixes[opens] = out
         return out
+
+
+def _unary(item: object) -> int:
+    """Kparser's chain count of a completed stack item (a word: 0)."""
+    return item.unary if type(item) is Built else 0
 
 
 def _cut_table(spans: np.ndarray) -> np.ndarray:

@@ -123,9 +123,12 @@ def min_loss(
     Memoised on what the future depends on: the stack with completed items
     reduced to their spans and unary counts (their labels are never looked
     at again), the buffer, the flag, and how many copies of each gold
-    constituent are built (wrong ones built so far only add a constant).
-    Without this the unary chains of wrong labels make even 3 words
-    intractable.
+    constituent ending at the buffer position are built (every future
+    constituent ends at or after it, so copies of gold constituents that
+    end before it can neither be matched nor made wrong again). The memo
+    holds the best future *change*: wrong constituents built from here on
+    minus gold ones matched from here on. Without this the unary chains of
+    wrong labels make even 3 words intractable.
     """
     labels = gold_labels(gold) if labels is None else list(labels)
     spans = postorder(gold)
@@ -145,34 +148,32 @@ def min_loss(
                 stack.append(item if (item.label, start) in starts else ("*", item.position))
             else:
                 stack.append(item)
-        made = Counter(span for span in current.built if span in wanted)
-        return tuple(stack), current.buffer, current.finished, tuple(sorted(made.items()))
+        b = current.buffer
+        made = Counter(span for span in current.built if span[2] == b and span in wanted)
+        return tuple(stack), b, current.finished, tuple(sorted(made.items()))
 
     def future(current: Configuration) -> float:
-        """Smallest (loss of a reachable final) - (wrong constituents built so far)."""
+        """Smallest (wrong constituents built from here) - (gold ones matched from here) of a reachable final."""
         k = key(current)
         known = memo.get(k)
         if known is not None:
             return known
         counter.tick()
-        if system.is_final(current):
-            made = Counter(span for span in current.built if span in wanted)
-            best: float = sum((wanted - made).values())
-        else:
-            best = float("inf")
+        best: float = 0 if system.is_final(current) else float("inf")
         for _, nxt in successors(system, current, labels):
             added = nxt.built[len(current.built):]
-            extra = 0
+            change = 0
             if added:
                 span = added[0]
                 have = sum(1 for s in current.built if s == span)
-                extra = int(have >= wanted[span])
-            best = min(best, extra + future(nxt))
+                change = 1 if have >= wanted[span] else -1
+            best = min(best, change + future(nxt))
         memo[k] = best
         return best
 
     made = Counter(config.built)
-    return sum((made - wanted).values()) + future(config)
+    matched = sum((made & wanted).values())
+    return sum((made - wanted).values()) + (len(spans) - matched) + future(config)
 
 
 def exact_costs(
