@@ -152,6 +152,24 @@ def min_loss(
         made = Counter(span for span in current.built if span[2] == b and span in wanted)
         return tuple(stack), b, current.finished, tuple(sorted(made.items()))
 
+    def distinct_successors(current: Configuration) -> Iterator[Configuration]:
+        """The successors, one labelled action per label class (labels with no gold constituent at the start
+        the new non-terminal gets are all alike: same key, same future)."""
+        stack = current.stack
+        if system.nonterminal_kind == "PJ" and stack and type(stack[-1]) is not Open:
+            start = span_of(stack[-1])[0]
+        else:
+            start = current.buffer
+        seen: set[str] = set()
+        for action in system.legal_actions(current, labels):
+            if action.endswith(")"):
+                label = action[action.index("(") + 1:-1]
+                kind = label if (label, start) in starts else "*"
+                if kind in seen:
+                    continue
+                seen.add(kind)
+            yield system.apply(current, action)
+
     def future(current: Configuration) -> float:
         """Smallest (wrong constituents built from here) - (gold ones matched from here) of a reachable final."""
         k = key(current)
@@ -160,7 +178,7 @@ def min_loss(
             return known
         counter.tick()
         best: float = 0 if system.is_final(current) else float("inf")
-        for _, nxt in successors(system, current, labels):
+        for nxt in distinct_successors(current):
             added = nxt.built[len(current.built):]
             change = 0
             if added:
