@@ -58,12 +58,14 @@ sentence and each step of a walk adds at most one level.
    node over its first child), and gold spans around the top item or
    around X_t are buildable only up to the end of the open non-terminal
    below;
-7. in-order, Kparser's chains (exploring builds wrong unary chains): with no
-   gold constituent left on its span, a chain of 4 unary nodes can still be
-   a first or middle child but not a last one (REDUCE needs the top's chain
-   <= 3), and 5 cannot be built: X_k closing at b over a first child with
-   a chain of 3 needs the next end after b; over a chain of 4 it cannot
-   close at b; a top item with a chain of 4 needs e_k > b.
+7. in-order, Kparser's chains (exploring builds wrong unary chains): a
+   chain of 4 unary nodes can be a first or middle child but not a last
+   one (REDUCE needs the top's chain <= 3) nor end the sentence, and 5
+   cannot be built. The chain on (s_k, b) if X_k closes at b (first child's
+   chain + X_k + the gold wrappers left there), and on the top item's span
+   (a, b), is priced at query time: when it is too long for where it ends
+   up (the next end at b: a last child, 3; after b: 4), the DP leaves out
+   gold wrappers (1 each), or that end is impossible.
 
 **Limits.** The decomposition ignores the parsers' limits.
 :func:`limits_may_bind` says when they might matter (then the caller asks
@@ -201,14 +203,9 @@ class ExactLoss:
             low = b + 1 if top_open and k == len(opens) - 1 else b  # X_k closing at b: its first child's chain
             if int(np.max(self.chain_excess[start, low:], initial=-1)) + 1 > limit:
                 return True
-        if stack:
-            growing = stack[-2] if top_open else stack[-1]
-            start = span_of(growing)[0]
-            left = int(self.spans[start, b]) - self._matched_at(start, b, tail)
-            chain = _unary(growing)
-            if left and chain + left + top_open > limit:  # with no gold node left there, loss() handles it
-                return True
-            if not top_open and int(np.max(self.chain_excess[start, b + 1:], initial=-1)) > limit:
+        if stack and not top_open:  # the chain on (a, b) itself is priced by loss() (corner 7)
+            start = span_of(stack[-1])[0]
+            if int(np.max(self.chain_excess[start, b + 1:], initial=-1)) > limit:
                 return True
         return False
 
@@ -299,29 +296,39 @@ class ExactLoss:
             label, start = opens[-1]
             gold_here = self.gold.counts.get((label, start, b), 0)
             made = self._matched_at(start, b, tail)
-            fix = made + (self._remaining_at(label, start, b, tail) == 0) - (gold_here == 0)
-            chain = _unary(stack[-2]) + 1  # X_k closing at b: corner 7
-            if fix or (chain > 3 and self.spans[start, b] == made):
+            right = self._remaining_at(label, start, b, tail) > 0
+            fix = made + (not right) - (gold_here == 0)
+            # corner 7: X_k closing at b adds 1 to its first child's chain, and the wrappers left there add theirs
+            wrappers = int(self.spans[start, b]) - made - right
+            chain = _unary(stack[-2]) + 1 + wrappers
+            if fix or chain > 3:
                 vec = vec.copy()
-                vec[b] += fix
-                if chain == 4:
-                    vec[b] = self._level_at_buffer_strict(opens, b) + fix
-                elif chain > 4:
-                    vec[b] = INF
+                later = self._level_at_buffer(opens, b, True) + _excess(chain, wrappers, 4 if b < self.n else 3)
+                vec[b] = min(INF, min(later, self._level_at_buffer(opens, b, False) + _excess(chain, wrappers, 3))
+                             + fix)
             return int(np.min(vec[b:] + self.cuts[b, b:]))
         start = span_of(top)[0]
         made = self._matched_at(start, b, tail)
-        low = b + 1 if _unary(top) >= 4 and self.spans[start, b] == made else b  # corner 7: not a last child
-        wrappers = self.wrap[start, low:] - (self.wrap[start, b - 1] if b else 0)
-        return made + int(np.min(vec[low:] + self.cuts[b, low:] - wrappers, initial=INF))
+        wrappers = self.wrap[start, b:] - (self.wrap[start, b - 1] if b else 0)
+        values = vec[b:] + self.cuts[b, b:] - wrappers
+        left = int(self.spans[start, b]) - made
+        chain = _unary(top) + left  # corner 7: the top item's chain at (a, b)
+        if chain > 3:
+            values = values.copy()
+            values[0] += _excess(chain, left, 3 if opens or b == self.n else 4)  # e_k = b: a last child
+            values[1:] += _excess(chain, left, 4)
+        return made + int(min(INF, np.min(values)))
 
-    def _level_at_buffer_strict(self, opens: tuple, b: int) -> int:
-        """The top level's entry at e_k = b when the next end must be after b (static counts)."""
+    def _level_at_buffer(self, opens: tuple, b: int, later: bool) -> int:
+        """The top level's entry at e_k = b (static counts), the next end after b (``later``) or at b."""
         label, start = opens[-1]
         before = self._levels(opens[:-1])
         wrap = self.wrap[start]
         copies = self.by_label_start.get((label, start), self.zero)
-        inner = np.min(before[b + 1:] - wrap[b + 1:] + self.cuts[b, b + 1:], initial=INF)
+        if later:
+            inner = np.min(before[b + 1:] - wrap[b + 1:] + self.cuts[b, b + 1:], initial=INF)
+        else:
+            inner = before[b] - wrap[b]
         return int(min(INF, inner + (wrap[b - 1] if b else 0) + (copies[b] == 0)))
 
     def _matched_at(self, start: int, b: int, tail: Counter) -> int:
@@ -344,6 +351,13 @@ class ExactLoss:
         out = np.minimum(vec.min(axis=1) + below + (copies == 0), INF)
         self._prefixes[opens] = out
         return out
+
+
+def _excess(chain: int, wrappers: int, allowed: int) -> int:
+    """Gold wrappers to leave out so that a chain of ``chain`` unary nodes (``wrappers`` of them gold wrappers
+    that may be left out) fits in ``allowed`` (INF: it cannot)."""
+    drop = max(0, chain - allowed)
+    return drop if drop <= wrappers else INF
 
 
 def _unary(item: object) -> int:
