@@ -25,6 +25,7 @@ from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
+from .constituency_annotate import CONSTITUENCY_SYSTEMS, LossKind, annotate_constituency
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
 
@@ -78,6 +79,8 @@ def annotate_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = papers/001's formula (not exact, see README); search = exhaustive search only.", show_default=False)] = None,
+    labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
     jobs: Jobs = 1,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
@@ -103,7 +106,18 @@ def annotate_command(
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
     """
+    if system in CONSTITUENCY_SYSTEMS:
+        return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
+                                     labels_file, max_length, output_format.value, output, from_format, on_error,
+                                     rejects, quiet)
+    if loss is not None or labels_file is not None:
+        raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
+                                 "(--system top-down or in-order)")
     chosen = system_from_options(ctx)
+    for path, fmt in input_formats(files, from_format):
+        if fmt == "ptb":
+            raise TreebankError(f"{system} is a dependency system and needs a CoNLL-U or CoNLL-X treebank; "
+                                "for PTB trees use --system top-down or in-order", filename=path)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
     refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=oracle_takes_budget(chosen, kind))

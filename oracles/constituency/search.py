@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Iterator
 
-from .system import Configuration, ConstituencySystem
+from .system import Built, Configuration, ConstituencySystem, Open, span_of
 from .tree import Node, Span, postorder, preorder
 
 __all__ = [
@@ -119,43 +119,79 @@ def min_loss(
 
     ``labels`` (default: the gold labels) are the non-terminals tried;
     ``memo`` may be shared between calls for the same gold tree and labels.
-    The loss splits into the wrong constituents built so far plus a part
-    that depends only on the stack, buffer, flag and the gold constituents
-    not matched yet (a built span matches an unmatched gold copy, else it
-    is wrong; unmatched gold at the end is missed): that part is memoised.
+
+    Memoised on what the future depends on: the stack with completed items
+    reduced to their spans and unary counts (their labels are never looked
+    at again), the buffer, the flag, and how many copies of each gold
+    constituent ending at the buffer position are built (every future
+    constituent ends at or after it, so copies of gold constituents that
+    end before it can neither be matched nor made wrong again). The memo
+    holds the best future *change*: wrong constituents built from here on
+    minus gold ones matched from here on. Without this the unary chains of
+    wrong labels make even 3 words intractable.
     """
     labels = gold_labels(gold) if labels is None else list(labels)
-    unmatched = Counter(postorder(gold))
-    wrong = 0
-    for span in config.built:
-        if unmatched[span] > 0:
-            unmatched[span] -= 1
-        else:
-            wrong += 1
+    spans = postorder(gold)
+    wanted = Counter(spans)
     memo = {} if memo is None else memo
     counter = _Counter(max_states)
 
-    def future(current: Configuration, left: tuple[Span, ...]) -> float:
-        key = (current.stack, current.buffer, current.finished, left)
-        known = memo.get(key)
+    starts = {(label, start) for label, start, _ in spans}
+
+    def key(current: Configuration) -> tuple:
+        stack = []
+        for k, item in enumerate(current.stack):
+            if type(item) is Built:
+                stack.append((item.start, item.end, item.unary))
+            elif type(item) is Open:  # a label no gold constituent at its start has is as wrong as any other
+                start = span_of(current.stack[k - 1])[0] if system.nonterminal_kind == "PJ" else item.position
+                stack.append(item if (item.label, start) in starts else ("*", item.position))
+            else:
+                stack.append(item)
+        b = current.buffer
+        made = Counter(span for span in current.built if span[2] == b and span in wanted)
+        return tuple(stack), b, current.finished, tuple(sorted(made.items()))
+
+    def distinct_successors(current: Configuration) -> Iterator[Configuration]:
+        """The successors, one labelled action per label class (labels with no gold constituent at the start
+        the new non-terminal gets are all alike: same key, same future)."""
+        stack = current.stack
+        if system.nonterminal_kind == "PJ" and stack and type(stack[-1]) is not Open:
+            start = span_of(stack[-1])[0]
+        else:
+            start = current.buffer
+        seen: set[str] = set()
+        for action in system.legal_actions(current, labels):
+            if action.endswith(")"):
+                label = action[action.index("(") + 1:-1]
+                kind = label if (label, start) in starts else "*"
+                if kind in seen:
+                    continue
+                seen.add(kind)
+            yield system.apply(current, action)
+
+    def future(current: Configuration) -> float:
+        """Smallest (wrong constituents built from here) - (gold ones matched from here) of a reachable final."""
+        k = key(current)
+        known = memo.get(k)
         if known is not None:
             return known
         counter.tick()
-        best = float(len(left)) if system.is_final(current) else float("inf")
-        for _, nxt in successors(system, current, labels):
-            extra, rest = 0, left
-            if len(nxt.built) > len(current.built):
-                span = nxt.built[-1]
-                if span in left:
-                    i = left.index(span)
-                    rest = left[:i] + left[i + 1 :]
-                else:
-                    extra = 1
-            best = min(best, extra + future(nxt, rest))
-        memo[key] = best
+        best: float = 0 if system.is_final(current) else float("inf")
+        for nxt in distinct_successors(current):
+            added = nxt.built[len(current.built):]
+            change = 0
+            if added:
+                span = added[0]
+                have = sum(1 for s in current.built if s == span)
+                change = 1 if have >= wanted[span] else -1
+            best = min(best, change + future(nxt))
+        memo[k] = best
         return best
 
-    return wrong + future(config, tuple(sorted(unmatched.elements())))
+    made = Counter(config.built)
+    matched = sum((made & wanted).values())
+    return sum((made - wanted).values()) + (len(spans) - matched) + future(config)
 
 
 def exact_costs(

@@ -1,0 +1,92 @@
+"""``treetool annotate`` for the constituency systems: walk a gold tree with the dynamic oracle's costs at each step.
+
+The same policies as for dependencies (:mod:`oracles.annotate`): ``static``
+follows the static oracle (papers/001 Figures 3 and 5; the first optimal
+action when the parser's limits forbid the gold tree), ``explore`` takes a
+random non-optimal action with probability ``error_rate`` (same random stream
+per sentence position), ``predicted`` follows the static sequence of another
+tree of the same words. Costs come from
+:class:`~oracles.constituency.dynamic.ConstituencyOracle`.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, Iterator, NamedTuple, Sequence
+
+from oracles.annotate import Explore, Predicted, Static
+
+from .dynamic import ConstituencyOracle
+from .system import Configuration, ConstituencySystem, Open, Word
+from .tree import Node
+
+__all__ = ["ConstituencyStep", "annotate_tree", "step_record"]
+
+
+class ConstituencyStep(NamedTuple):
+    """One step: the configuration before ``action``, the costs of its legal actions, the action taken (step from 1)."""
+
+    step: int
+    config: Configuration
+    costs: dict[str, int]
+    optimal: list[str]
+    action: str
+
+
+def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str], *, policy: Any = Static(),
+                  position: int = 1, loss: str = "exact", max_length: int | None = 10,
+                  predicted: Node | None = None) -> Iterator[ConstituencyStep]:
+    """The steps of one tree from the initial configuration to the final one (oracle set up before returning)."""
+    oracle = ConstituencyOracle(system, gold, labels, loss, max_length)
+    if isinstance(policy, Explore):
+        choose = policy.chooser(SimpleNamespace(position=position))
+    else:
+        target = predicted if isinstance(policy, Predicted) else gold
+        sequence = system.static_oracle(target)
+        if sequence is None and target is not gold:
+            follow = ConstituencyOracle(system, target, labels, loss, max_length)
+            choose = lambda config, costs, best: (follow.optimal(config) or _cheapest(follow.costs(config)))[0]
+        elif sequence is None:
+            choose = lambda config, costs, best: best[0]
+        else:
+            upcoming = iter(sequence)
+            choose = lambda config, costs, best: next(upcoming)
+    return _walk(system, oracle, gold.end, choose)
+
+
+def _walk(system: ConstituencySystem, oracle: ConstituencyOracle, n: int, choose: Any) -> Iterator[ConstituencyStep]:
+    config = system.initial(n)
+    step = 0
+    while not system.is_final(config):
+        costs = oracle.costs(config)
+        optimal = [a for a, c in costs.items() if c == 0]
+        action = choose(config, costs, optimal or _cheapest(costs))
+        step += 1
+        yield ConstituencyStep(step, config, costs, optimal, action)
+        config = system.apply(config, action)
+
+
+def _cheapest(costs: dict[str, int]) -> list[str]:
+    least = min(costs.values())
+    return [a for a, c in costs.items() if c == least]
+
+
+def step_record(sent_id: str, step: ConstituencyStep, in_order: bool) -> dict[str, Any]:
+    """The JSON object of one step (issue 12): words from 0, spans end-exclusive, ``buffer`` = next word."""
+    config = step.config
+    record: dict[str, Any] = {
+        "sent_id": sent_id, "step": step.step, "stack": [_item(item) for item in config.stack],
+        "buffer": config.buffer, "built": [list(span) for span in config.built],
+    }
+    if in_order:
+        record["finished"] = config.finished
+    record.update(costs=step.costs, optimal=step.optimal, action=step.action)
+    return record
+
+
+def _item(item: Any) -> dict[str, Any]:
+    if type(item) is Word:
+        return {"word": item.index}
+    if type(item) is Open:
+        return {"open": item.label}
+    return {"label": item.label, "start": item.start, "end": item.end}

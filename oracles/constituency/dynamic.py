@@ -1,0 +1,130 @@
+"""Dynamic oracles for the top-down and in-order constituency systems (papers/001 §3).
+
+The loss of a configuration c is the smallest Hamming distance (missed gold
+constituents plus wrong built ones, as multisets of ``(label, start, end)``)
+between the gold tree and the constituents of any final configuration
+reachable from c; the cost of an action is the loss after it minus the loss
+before it (papers/001 §3.1). Two ways of computing it:
+
+``paper`` (:func:`paper_loss`)
+    The paper's formula (§3.1, §3.2): individually unreachable gold
+    constituents + wrong built constituents + wrong non-terminals on the
+    stack + ``out_of_order`` (gold non-terminals on the stack minus the
+    longest subsequence of them in gold order). Not exact under the real
+    parsers' rules: see the README for the measured rate and the corners.
+
+``exact`` (:class:`~oracles.constituency.exact_loss.ExactLoss`)
+    The true minimum, by a different decomposition: a min-plus chain over
+    the ends at which the open non-terminals will be reduced, with a
+    per-sentence cut table (module doc of :mod:`.exact_loss`, which lists
+    the corners). Exact for the systems without limits; where the parsers'
+    limits (RNNG's open non-terminals, Kparser's unary chains) might change
+    the answer (:meth:`ExactLoss.limits_may_bind`) the exhaustive search
+    decides (sentences of at most ``max_length`` words, else
+    ``OracleUnavailable``).
+
+Corners where the paper's formula differs from the exact loss (each found by
+comparing with exhaustive search, see tests/test_constituency_dynamic.py):
+
+* a wrong non-terminal opened as the root (top-down: the first ``NT``) must
+  span the whole sentence, so it can never become the gold constituent
+  ``(X, 0, r)`` it is counted as (and costs 1 the paper does not see);
+* an open non-terminal whose gold span was already built (a duplicate that
+  cannot be gold a second time);
+* ends are shared: two open non-terminals whose gold ends are out of order
+  cannot both be right, and one wrong non-terminal forced to close at an end
+  inside a gold constituent that starts in the buffer destroys that
+  constituent (the paper counts each gold constituent only individually);
+* in-order: a gold constituent whose first child is the top item can only
+  be built if the open non-terminals above that item close early enough.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .exact_loss import ExactLoss
+from .gold_index import GoldIndex
+from .paper_loss import paper_loss
+from .system import Configuration, ConstituencySystem, Open, span_of
+from .tree import Node
+
+__all__ = ["LOSSES", "ConstituencyOracle"]
+
+LOSSES = ("exact", "paper", "search")
+"""``--loss`` values: the exact loss, the paper's formula, the exhaustive search (short sentences)."""
+
+class ConstituencyOracle:
+    """Costs of every legal action (``NT(X)``/``PJ(X)`` once per label) for one gold tree: the DynamicOracle interface.
+
+    ``loss``: ``exact`` (:class:`ExactLoss`; where its ``limits_may_bind``
+    says the parsers' limits might matter, the exhaustive search decides,
+    which needs the sentence to have at most ``max_length`` words, else
+    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`) or ``search``
+    (exhaustive search only, at most ``max_length`` words). Costs are ints,
+    ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
+    is not the true minimum).
+    """
+
+    def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
+                 max_length: int | None = 10) -> None:
+        from oracles.system import OracleUnavailable
+
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
+        self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
+        self.gold = GoldIndex(gold, system)
+        self._exact = ExactLoss(self.gold)
+        self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
+        self.max_length = max_length
+        self._memo: dict = {}
+        if loss == "search" and max_length is not None and gold.end > max_length:
+            raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
+
+    def loss(self, config: Configuration) -> int:
+        """The loss of ``config`` under this oracle's ``loss`` option."""
+        if self.kind == "paper":
+            return paper_loss(config, self.gold)
+        if self.kind == "exact" and not self._exact.limits_may_bind(self.system, config):
+            return self._exact.loss(config)
+        return self._search(config)
+
+    def _search(self, config: Configuration) -> int:
+        from oracles.system import OracleUnavailable
+
+        from .search import min_loss
+
+        if self.max_length is not None and self.gold.n > self.max_length:
+            raise OracleUnavailable(f"the parser's limits may bind here and exact search is limited to "
+                                    f"{self.max_length} words; this sentence has {self.gold.n}")
+        return int(min_loss(self.system, config, self.gold_tree, self.labels, None, self._memo))
+
+    def costs(self, config: Configuration) -> dict[str, int]:
+        """Every legal action's cost, ``NT(X)``/``PJ(X)`` once per label.
+
+        Labels with no gold constituent at the start the new non-terminal
+        would have (top-down: the buffer position; in-order: the top item's
+        start) are all equally wrong: one of them is computed for all.
+        """
+        base = self.loss(config)
+        apply, at_start = self.system.apply, self._gold_starts
+        start = self._new_start(config)
+        out: dict[str, int] = {}
+        foreign: int | None = None
+        for action in self.system.legal_actions(config, self.labels):
+            if action.endswith(")") and (action[3:-1], start) not in at_start:
+                if foreign is None:
+                    foreign = self.loss(apply(config, action)) - base
+                out[action] = foreign
+            else:
+                out[action] = self.loss(apply(config, action)) - base
+        return out
+
+    def _new_start(self, config: Configuration) -> int:
+        """Where a constituent opened now would start (top-down: b; in-order: the top item's start)."""
+        if self.gold.in_order and config.stack and type(config.stack[-1]) is not Open:
+            return span_of(config.stack[-1])[0]
+        return config.buffer
+
+    def optimal(self, config: Configuration) -> list[str]:
+        return [action for action, cost in self.costs(config).items() if cost == 0]
