@@ -50,7 +50,7 @@ from typing import Sequence
 
 from .exact_loss import exact_loss, limits_may_bind
 from .gold_index import GoldIndex
-from .paper_loss import paper_loss
+from .paper_loss import PaperCosts, paper_loss
 from .system import Configuration, ConstituencySystem
 from .tree import Node
 
@@ -81,6 +81,8 @@ class ConstituencyOracle:
         self.gold = GoldIndex(gold, system)
         self.max_length = max_length
         self._memo: dict = {}
+        # A loss module that costs every action at once (``costs`` hands the configuration to it).
+        self._all_costs = PaperCosts(system, self.gold, self.labels).costs if loss == "paper" else None
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
@@ -106,6 +108,8 @@ class ConstituencyOracle:
 
     def costs(self, config: Configuration) -> dict[str, int]:
         """Every legal action's cost; labels absent from the gold tree all cost the same, computed once."""
+        if self._all_costs is not None:
+            return self._all_costs(config)
         base = self.loss(config)
         apply, gold_labels = self.system.apply, self.gold.labels
         out: dict[str, int] = {}
