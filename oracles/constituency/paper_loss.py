@@ -138,6 +138,7 @@ class PaperCosts:
         self._built: tuple | None = None
         self._made: dict = {}
         self._matched = 0
+        self.stack = _StackState(gold.nt_rank, self.in_order)
 
     def _match(self, built: tuple) -> tuple[dict, int]:
         """How many of each span are built, and how many built spans are gold (multiset intersection)."""
@@ -165,29 +166,38 @@ class PaperCosts:
         if not kinds:
             return {}
         made, matched = self._match(config.built)
-        now = _Summary(config.stack, self.gold.nt_rank, self.in_order)
+        now = self.stack
+        now.sync(config.stack)
         j = config.buffer
-        reach = self._reach(self.crossing[j], now.opened, now.starts, now.adjacent, made, None)
+        reach = self._reach(self.crossing[j], made, None, j)
         wrong_built = len(config.built) - matched
-        base = (self.gold.size - matched) - self.from_count[j] - reach + wrong_built + now.wrong + now.out_of_order
+        base = ((self.gold.size - matched) - self.from_count[j] - reach + wrong_built
+                + now.wrong + len(now.ranks) - len(now.tails))
         out: dict[str, int] = {}
         for kind in kinds:
             if kind == "SHIFT":
-                starts = now.starts | {j} if self.in_order else now.starts
-                after = self._reach(self.crossing[j + 1], now.opened, starts, now.adjacent, made, None)
-                out["SHIFT"] = self.from_count[j] - self.from_count[j + 1] + reach - after
+                out["SHIFT"] = self._shift_cost(j, made, reach)
             elif kind == "REDUCE":
-                out["REDUCE"] = self._reduce_loss(config, now, made, matched) - base
+                out["REDUCE"] = self._reduce_loss(config, made, matched) - base
             elif kind == "TERM":
                 out["TERM"] = (self.gold.size - matched) + wrong_built - base
             else:
-                self._labelled_costs(out, config, now, made, reach)
+                self._labelled_costs(out, config, made, reach)
         return out
 
-    def _labelled_costs(self, out: dict[str, int], config: Configuration, now: "_Summary", made: dict,
-                        reach: int) -> None:
+    def _shift_cost(self, j: int, made: dict, reach: int) -> int:
+        """SHIFT: gold constituents starting at j leave ``from``; the crossing ones are those of j+1."""
+        starts = self.stack.starts
+        if self.in_order:  # the shifted word starts at j
+            starts[j] = starts.get(j, 0) + 1
+        after = self._reach(self.crossing[j + 1], made, None, j + 1)
+        if self.in_order:
+            _discount(starts, j)
+        return self.from_count[j] - self.from_count[j + 1] + reach - after
+
+    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict, reach: int) -> None:
         """``NT(X)``/``PJ(X)`` for every label: 1 unless a gold non-terminal (X, j) makes X special."""
-        j = config.buffer
+        j, now = config.buffer, self.stack
         out.update(self.all_wrong)
         special = self.nt_labels[j] | self.second_labels[j] if self.in_order else self.nt_labels[j]
         for label in special:
@@ -201,93 +211,175 @@ class PaperCosts:
                 cost = 0 if not now.tails or ranks[seen] > now.tails[-1] else 1
             else:
                 cost = 1
-            if self.in_order:
-                opened = dict(now.opened)
-                opened[key] = seen + 1
-                start, end = span_of(config.stack[-1])
-                adjacent = now.adjacent | {(label, start, j)} if end == j else now.adjacent
-                cost += reach - self._reach(self.crossing[j], opened, now.starts, adjacent, made, None)
+            if self.in_order:  # (iii)/(iv) of the constituents whose second child starts at j
+                cost += reach - self._reach_with_open(config, label, made)
             out[spelled] = cost
 
-    def _reduce_loss(self, config: Configuration, now: "_Summary", made: dict, matched: int) -> int:
-        """paper_loss after REDUCE, from the summary of the stack before it."""
-        stack, j, k = config.stack, config.buffer, now.top
+    def _reach_with_open(self, config: Configuration, label: str, made: dict) -> int:
+        """In-order: the crossing constituents reachable once ``PJ(label)`` is on the stack."""
+        j, now = config.buffer, self.stack
+        key = (label, j)
+        now.opened[key] = now.opened.get(key, 0) + 1
+        start, end = span_of(config.stack[-1])
+        adjacency = (label, start, j) if end == j else None
+        if adjacency is not None:
+            now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
+        reach = self._reach(self.crossing[j], made, None, j)
+        _discount(now.opened, key)
+        if adjacency is not None:
+            _discount(now.adjacent, adjacency)
+        return reach
+
+    def _reduce_loss(self, config: Configuration, made: dict, matched: int) -> int:
+        """paper_loss after REDUCE, from the stack summary before it (undone and redone in place)."""
+        stack, j, now = config.stack, config.buffer, self.stack
+        k = now.opens[-1]
         top = stack[k]
+        adjacency = None
         if self.in_order:
             start = span_of(stack[k - 1])[0]
-            starts = set(now.start_list[:k])
-            adjacent = now.adjacent - {(top.label, start, top.position)}
+            limit = start  # the stack starts after REDUCE: those up to the first child's (starts only grow)
+            adjacency = now.log[k][2]
         else:
-            start = span_of(stack[k + 1])[0]
-            starts, adjacent = now.starts, now.adjacent
+            start, limit = span_of(stack[k + 1])[0], j
         span = (top.label, start, j)
-        gained = made.get(span, 0) < self.gold.counts.get(span, 0)
-        opened = dict(now.opened)
-        opened[top] -= 1
-        reach = self._reach(self.crossing[j], opened, starts, adjacent, made, span)
-        matched += gained
-        if now.top_ranked:
-            wrong, ranks = now.wrong, now.ranks[:-1]
-            out_of_order = len(ranks) - len(_tails(ranks))
-        else:
-            wrong, out_of_order = now.wrong - 1, now.out_of_order
+        matched += made.get(span, 0) < self.gold.counts.get(span, 0)
+        _discount(now.opened, top)
+        if adjacency is not None:
+            _discount(now.adjacent, adjacency)
+        reach = self._reach(self.crossing[j], made, span, limit)
+        now.opened[top] = now.opened.get(top, 0) + 1
+        if adjacency is not None:
+            now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
+        change = now.log[k][1]
+        if change is None:  # the top open non-terminal was wrong
+            wrong, out_of_order = now.wrong - 1, len(now.ranks) - len(now.tails)
+        else:  # its rank leaves: the tails lose their last entry if it was appended for it
+            wrong = now.wrong
+            out_of_order = len(now.ranks) - 1 - (len(now.tails) - (change[1] is None))
         return ((self.gold.size - matched) - self.from_count[j] - reach + (len(config.built) + 1 - matched)
                 + wrong + out_of_order)
 
-    def _reach(self, crossing: list[tuple], opened: dict, starts: set[int], adjacent: set, made: dict,
-               extra: Span | None) -> int:
-        """Gold constituents with l < j <= r still to build and individually reachable (§3.2 iii, iv), counted."""
+    def _reach(self, crossing: list[tuple], made: dict, extra: Span | None, limit: int) -> int:
+        """Gold constituents with l < j <= r still to build and individually reachable (§3.2 iii, iv), counted.
+
+        ``extra``: a span counted as built once more; ``limit``: in-order,
+        only stack starts up to it count.
+        """
         total = 0
-        in_order = self.in_order
-        for span, count, key_l, key_m, adjacency, l in crossing:
-            left = count - made.get(span, 0) - (span == extra)
-            if left <= 0:
-                continue
-            if in_order:
-                if l in starts and (not opened.get(key_m) or adjacency in adjacent):
+        opened = self.stack.opened
+        if self.in_order:
+            starts, adjacent = self.stack.starts, self.stack.adjacent
+            for span, count, _, key_m, adjacency, l in crossing:
+                left = count - made.get(span, 0) - (span == extra)
+                if left > 0 and l <= limit and l in starts and (not opened.get(key_m) or adjacency in adjacent):
                     total += left
-            elif opened.get(key_l):
-                total += left
+        else:
+            for span, count, key_l, _, _, _ in crossing:
+                left = count - made.get(span, 0) - (span == extra)
+                if left > 0 and opened.get(key_l):
+                    total += left
         return total
 
 
-class _Summary:
-    """What :class:`PaperCosts` reads off a stack in one pass (papers/001 §3.1-3.2 terms)."""
+def _discount(counts: dict, key: Any) -> None:
+    """One less ``key`` in a dict of counts (a count of 0 is removed, so membership means > 0)."""
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
 
-    __slots__ = ("opened", "ranks", "tails", "wrong", "out_of_order", "top", "top_ranked", "start_list", "starts",
-                 "adjacent")
 
-    def __init__(self, stack: tuple, nt_rank: dict, in_order: bool) -> None:
+class _StackState:
+    """The stack terms of papers/001 §3.1-3.2, kept in step with the stack along a walk.
+
+    One undo entry per stack item, so a successor (one item pushed, or
+    items popped and one pushed) costs O(1) amortised instead of a pass over
+    the stack: open non-terminals by key (counts), gold ranks in stack order
+    with their patience tails (Fredman 1975), wrong open non-terminals, and
+    for in-order the stack starts and the (X, l, m) adjacencies (iv).
+    """
+
+    def __init__(self, nt_rank: dict, in_order: bool) -> None:
+        self.nt_rank, self.in_order = nt_rank, in_order
+        self.stack: tuple = ()
+        self.log: list[tuple] = []
         self.opened: dict = {}
         self.ranks: list[int] = []
+        self.tails: list[int] = []
         self.wrong = 0
-        self.top = -1
-        self.top_ranked = False
-        self.start_list: list[int] = []
-        self.adjacent: set = set()
-        for k, item in enumerate(stack):
-            if type(item) is Open:
-                seen = self.opened.get(item, 0)
-                candidates = nt_rank.get(item, ())
-                self.top_ranked = seen < len(candidates)
-                if self.top_ranked:
-                    self.ranks.append(candidates[seen])
-                else:
-                    self.wrong += 1
-                self.opened[item] = seen + 1
-                self.top = k
-                if in_order:
-                    self.start_list.append(item.position)
-                    below = stack[k - 1] if k else None
-                    if below is not None and type(below) is not Open:
-                        start, end = span_of(below)
-                        if end == item.position:
-                            self.adjacent.add((item.label, start, end))
-            elif in_order:
-                self.start_list.append(span_of(item)[0])
-        self.starts = set(self.start_list)
-        self.tails = _tails(self.ranks)
-        self.out_of_order = len(self.ranks) - len(self.tails)
+        self.opens: list[int] = []
+        self.starts: dict[int, int] = {}
+        self.adjacent: dict[tuple, int] = {}
+
+    def sync(self, stack: tuple) -> None:
+        """Make the state that of ``stack`` (cheap when it is a successor of the last one)."""
+        old = self.stack
+        if stack is old:
+            return
+        keep = len(stack) - 1
+        if not (keep >= 0 and len(old) >= keep and stack[:keep] == old[:keep]):
+            keep = 0
+        while len(self.log) > keep:
+            self._pop()
+        for index in range(keep, len(stack)):
+            self._push(stack, index)
+        self.stack = stack
+
+    def _push(self, stack: tuple, index: int) -> None:
+        item = stack[index]
+        start = None
+        if self.in_order:
+            start = item.position if type(item) is Open else span_of(item)[0]
+            self.starts[start] = self.starts.get(start, 0) + 1
+        if type(item) is not Open:
+            self.log.append((None, None, None, start))
+            return
+        seen = self.opened.get(item, 0)
+        self.opened[item] = seen + 1
+        self.opens.append(index)
+        candidates = self.nt_rank.get(item, ())
+        change = None
+        if seen < len(candidates):
+            rank = candidates[seen]
+            self.ranks.append(rank)
+            place = bisect_left(self.tails, rank)
+            if place == len(self.tails):
+                change = (place, None)
+                self.tails.append(rank)
+            else:
+                change = (place, self.tails[place])
+                self.tails[place] = rank
+        else:
+            self.wrong += 1
+        adjacency = None
+        if self.in_order and index and type(stack[index - 1]) is not Open:
+            first, end = span_of(stack[index - 1])
+            if end == item.position:
+                adjacency = (item.label, first, end)
+                self.adjacent[adjacency] = self.adjacent.get(adjacency, 0) + 1
+        self.log.append((item, change, adjacency, start))
+
+    def _pop(self) -> None:
+        item, change, adjacency, start = self.log.pop()
+        if start is not None:
+            _discount(self.starts, start)
+        if item is None:
+            return
+        _discount(self.opened, item)
+        self.opens.pop()
+        if change is None:
+            self.wrong -= 1
+        else:
+            self.ranks.pop()
+            place, previous = change
+            if previous is None:
+                self.tails.pop()
+            else:
+                self.tails[place] = previous
+        if adjacency is not None:
+            _discount(self.adjacent, adjacency)
 
 
 def _tails(values: Sequence[int]) -> list[int]:
