@@ -106,6 +106,14 @@ def annotate_command(
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
+
+    Constituency systems (--system top-down or in-order) read PTB trees and
+    write jsonl only: {"sent_id", "step", "stack", "buffer", "built",
+    ["finished",] "costs", "optimal", "action"} (see the README).
+
+    \b
+      treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
+      treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
     """
     if system in CONSTITUENCY_SYSTEMS:
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,

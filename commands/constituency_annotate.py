@@ -25,7 +25,7 @@ from oracles.constituency.system import ConstituencySystem, Open, Word
 from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
 from treetool.errors import TreebankError
-from treetool.formats.files import AtomicOutput
+from treetool.formats.files import AtomicOutput, read_text_file
 from treetool.parallel import SentencePool
 from treetool.treebank import read_treebank
 
@@ -200,8 +200,8 @@ def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[s
     The input is then read twice, so standard input needs ``--labels``.
     """
     if labels_file is not None:
-        with open(labels_file, encoding="utf-8") as handle:
-            labels = list(dict.fromkeys(line.strip() for line in handle if line.strip()))
+        lines = read_text_file(labels_file).splitlines()
+        labels = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
         if not labels:
             raise InapplicableOption(f"--labels {labels_file}: the file holds no labels (one per line)")
         return labels
