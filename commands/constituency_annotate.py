@@ -26,6 +26,7 @@ from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file
+from treetool.formats.ptb import tree_to_line
 from treetool.parallel import SentencePool
 from treetool.treebank import read_treebank
 
@@ -78,19 +79,19 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         others = _predicted_trees(predicted, pool.report) if predicted is not None else None
         for path, _ in inputs:
             tasks = _tasks(path, pool.report, others)
-            for (line, _), outcome in progress.track(pool.map(walk, tasks), path):
+            for (line, tree), outcome in progress.track(pool.map(walk, tasks), path):
                 try:
                     text = outcome.get()
-                except (GoldTreeError, OracleUnavailable) as err:
-                    errors(TreebankError(str(err), filename=path, line=line))
+                except (GoldTreeError, OracleUnavailable) as err:  # --rejects gets the tree as cleaned, one line
+                    errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
                     continue
                 out.write(text)
         if others is not None and next(others, None) is not None:
             raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
 
 
-def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tuple[tuple[int, int], tuple]]:
-    """``((line, position), (tree, predicted tree or None, position))`` for each tree of ``path``."""
+def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
+    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path``."""
     trees = read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning())
     for position, (line, tree) in enumerate(trees, 1):
         other = None
@@ -99,7 +100,7 @@ def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tup
             if other is None:
                 raise TreebankError(f"tree {position} has no predicted tree (--predicted ends before it)",
                                     filename=path, line=line)
-        yield (line, position), (tree, other, position)
+        yield (line, tree), (tree, other, position)
 
 
 def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, max_length: int,

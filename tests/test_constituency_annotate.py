@@ -212,8 +212,11 @@ def test_bare_preterminal_tree_is_bad_input_at_its_line(tmp_path):
     path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n")
     result = run_cli("annotate", path, "--system", "in-order", "--loss", "paper")
     assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:4:"), result.stderr
-    skipped = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-error", "skip")
+    rejects = tmp_path / "rejects.mrg"
+    skipped = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-error", "skip",
+                      "--rejects", rejects)
     assert skipped.returncode == 0 and {r["sent_id"] for r in records(skipped)} == {"1"}
+    assert rejects.read_text() == "(NN alone)\n"  # the tree as cleaned (wrapper removed), one line
 
 
 def test_empty_file_gives_no_steps(tmp_path):
@@ -239,7 +242,12 @@ def test_policy_predicted_with_ptb(tmp_path):
     assert steps[1]["costs"]["SHIFT"] == 1  # the predicted tree has no NP: (NP, 0, 2) is lost
     short = write(tmp_path, "(S (DT a) (NN b))\n", "s.mrg")
     result = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", short)
-    assert result.returncode == 2 and b"predicted tree has 2 words" in result.stderr
+    assert result.returncode == 2 and result.stderr.decode().startswith(f"{gold}:1: the predicted tree has 2 words")
+    two = write(tmp_path, gold.read_text() * 2, "two.mrg")
+    fewer = run_cli("annotate", two, "--system", "top-down", "--policy", "predicted", "--predicted", other)
+    assert fewer.returncode == 2 and fewer.stderr.decode().startswith(f"{two}:2: tree 2 has no predicted tree")
+    more = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", two)
+    assert more.returncode == 2 and b"--predicted holds more trees than the gold files" in more.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -65,7 +65,8 @@ class ConstituencyOracle:
     ``loss``: ``exact`` (:func:`exact_loss`; where :func:`limits_may_bind`
     says the parsers' limits might matter, the exhaustive search decides,
     which needs the sentence to have at most ``max_length`` words, else
-    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`) or ``search``
+    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`; every action
+    costed in one pass by :class:`PaperCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
     ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
     is not the true minimum).

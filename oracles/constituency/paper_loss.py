@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 from .gold_index import GoldIndex
 from .system import Configuration, ConstituencySystem, Open, span_of
@@ -103,11 +103,13 @@ class PaperCosts:
       constituents whose second child starts at ``j`` with label X change.
       A label with no gold non-terminal ``(X, j)`` costs 1; those are the
       same dict for every configuration, copied once.
-    * ``SHIFT``, ``REDUCE``, ``TERM``: the terms recomputed for the one
-      successor from the stack summary (``O(stack + crossing)``).
+    * ``SHIFT``, ``REDUCE``, ``TERM``: the terms of the one successor, from
+      the stack state changed in place and restored (``O(crossing)``).
 
-    ``built`` is summarised incrementally along a walk (the successor's
-    ``built`` is the same tuple or one span longer).
+    The stack terms (:class:`_StackState`) and ``built`` (the successor's is
+    the same tuple or one span longer) are kept in step along a walk; any
+    other configuration is summarised from scratch, so ``costs`` may be
+    called on configurations in any order.
     """
 
     def __init__(self, system: ConstituencySystem, gold: GoldIndex, labels: Sequence[str]) -> None:
