@@ -123,6 +123,7 @@ class PaperCosts:
             self.from_count[j] += self.from_count[j + 1]
         self.crossing: list[list[tuple]] = [[] for _ in range(n + 2)]
         self.second_labels: list[set[str]] = [set() for _ in range(n + 2)]
+        self.by_second: dict[tuple[str, int], list[tuple]] = {}  # in-order: crossing entries by (X, m)
         for span, count in gold.counts.items():
             label, l, r = span
             m = gold.nt_second[span] if self.in_order else l
@@ -131,6 +132,7 @@ class PaperCosts:
                 self.crossing[j].append(entry)
             if self.in_order:
                 self.second_labels[m].add(label)
+                self.by_second.setdefault((label, m), []).append(entry)
         self.nt_labels: list[set[str]] = [set() for _ in range(n + 2)]
         for label, position in gold.nt_rank:
             self.nt_labels[position].add(label)
@@ -184,7 +186,7 @@ class PaperCosts:
             elif kind == "TERM":
                 out["TERM"] = (self.gold.size - matched) + wrong_built - base
             else:
-                self._labelled_costs(out, config, made, reach)
+                self._labelled_costs(out, config, made)
         return out
 
     def _shift_cost(self, j: int, made: dict, reach: int) -> int:
@@ -197,7 +199,7 @@ class PaperCosts:
             _discount(starts, j)
         return self.from_count[j] - self.from_count[j + 1] + reach - after
 
-    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict, reach: int) -> None:
+    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict) -> None:
         """``NT(X)``/``PJ(X)`` for every label: 1 unless a gold non-terminal (X, j) makes X special."""
         j, now = config.buffer, self.stack
         out.update(self.all_wrong)
@@ -213,12 +215,13 @@ class PaperCosts:
                 cost = 0 if not now.tails or ranks[seen] > now.tails[-1] else 1
             else:
                 cost = 1
-            if self.in_order:  # (iii)/(iv) of the constituents whose second child starts at j
-                cost += reach - self._reach_with_open(config, label, made)
+            entries = self.by_second.get(key) if self.in_order else None
+            if entries:  # (iii)/(iv) change only for the gold constituents whose second child starts at j under X
+                cost += self._reach(entries, made, None, j) - self._reach_with_open(config, label, made, entries)
             out[spelled] = cost
 
-    def _reach_with_open(self, config: Configuration, label: str, made: dict) -> int:
-        """In-order: the crossing constituents reachable once ``PJ(label)`` is on the stack."""
+    def _reach_with_open(self, config: Configuration, label: str, made: dict, entries: list[tuple]) -> int:
+        """In-order: how many of the crossing constituents ``entries`` are reachable once ``PJ(label)`` is pushed."""
         j, now = config.buffer, self.stack
         key = (label, j)
         now.opened[key] = now.opened.get(key, 0) + 1
@@ -226,7 +229,7 @@ class PaperCosts:
         adjacency = (label, start, j) if end == j else None
         if adjacency is not None:
             now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
-        reach = self._reach(self.crossing[j], made, None, j)
+        reach = self._reach(entries, made, None, j)
         _discount(now.opened, key)
         if adjacency is not None:
             _discount(now.adjacent, adjacency)
