@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from oracles.constituency import CONSTITUENCY_SYSTEMS
 from oracles.annotate import (
     ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, oracle_takes_budget,
 )
@@ -25,7 +26,7 @@ from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
-from .constituency_annotate import CONSTITUENCY_SYSTEMS, LossKind, annotate_constituency
+from .constituency_annotate import LossKind, annotate_constituency
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
 
@@ -105,11 +106,19 @@ def annotate_command(
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
+
+    Constituency systems (--system top-down or in-order) read PTB trees and
+    write jsonl only: {"sent_id", "step", "stack", "buffer", "built",
+    ["finished",] "costs", "optimal", "action"} (see the README).
+
+    \b
+      treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
+      treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
     """
     if system in CONSTITUENCY_SYSTEMS:
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, max_length, output_format.value, output, from_format, on_error,
-                                     rejects, quiet)
+                                     rejects, quiet, jobs)
     if loss is not None or labels_file is not None:
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
                                  "(--system top-down or in-order)")

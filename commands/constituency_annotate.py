@@ -2,97 +2,216 @@
 
 One JSON object per step: ``{"sent_id", "step", "stack", "buffer", "built",
 ["finished",] "costs", "optimal", "action"}`` (see
-:func:`oracles.constituency.annotate.step_record`). Trees are cleaned as
-``treetool oracle`` cleans them (traces and function tags dropped, the outer
-wrapper removed). The sentence id is the tree's position in its file.
+:func:`oracles.constituency.annotate.step_record`, which :func:`_jsonl` writes
+byte for byte). Trees are cleaned as ``treetool oracle`` cleans them (traces
+and function tags dropped, the outer wrapper removed). The sentence id is the
+tree's position in its file. ``--jobs N`` walks the trees in N processes
+(:mod:`treetool.parallel`); the output is the same, since the random stream
+of ``--policy explore`` depends only on the seed and the tree's position.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Optional
+import functools
+from typing import Any, Iterator, Optional
 
 import typer
 
 from oracles.annotate import Explore, Predicted, Static
-from oracles.constituency import CONSTITUENCY_SYSTEMS, GoldTreeError, from_nltk, get_constituency_system
-from oracles.constituency.annotate import annotate_tree, step_record
+from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
+from oracles.constituency.annotate import ConstituencyStep, annotate_tree
 from oracles.constituency.dynamic import LOSSES
+from oracles.constituency.system import ConstituencySystem, Open, Word
 from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
 from treetool.errors import TreebankError
-from treetool.formats.files import AtomicOutput
+from treetool.formats.files import AtomicOutput, read_text_file
+from treetool.formats.ptb import tree_to_line
+from treetool.parallel import SentencePool
 from treetool.treebank import read_treebank
 
-from .common import InapplicableOption, choices, error_policy, input_formats
+from .common import InapplicableOption, OnlyWhen, choices, error_policy, input_formats, refuse_inapplicable
+from .progress import SentenceProgress
 
-__all__ = ["CONSTITUENCY_SYSTEMS", "LossKind", "annotate_constituency"]
+__all__ = ["LossKind", "annotate_constituency"]
 
 LossKind = choices("LossKind", LOSSES)
 
-CLEANING = {"drop_traces": True, "strip_functions": True, "remove_wrapper": True}
+#: Options of ``annotate`` that only dependency systems use.
+DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "prefer_monotonic", "oracle", "algorithm",
+                   "strategy", "max_seconds", "on_timeout")
+
+RULES = (
+    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
+    OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(DEPENDENCY_ONLY, lambda v: False, "is for dependency systems, not top-down or in-order"),
+    OnlyWhen(("max_length",), lambda v: v["loss"] is None or v["loss"].value != "paper",
+             "acts only with exhaustive search (--loss exact or search), not with --loss paper"),
+    OnlyWhen(("output_format",), lambda v: v["output_format"].value == "jsonl",
+             "tsv is for dependency systems; constituency steps are written as jsonl only"),
+)
 
 
 def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str, policy: str, error_rate: float,
                           seed: int, predicted: Optional[str], loss: Any, labels_file: Optional[str],
                           max_length: int, output_format: str, output: str, from_format: Any, on_error: Any,
-                          rejects: Optional[str], quiet: bool) -> None:
+                          rejects: Optional[str], quiet: bool, jobs: int = 1) -> None:
     """The constituency branch of ``treetool annotate`` (options already parsed by the command)."""
+    refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
     for path, fmt in inputs:
         if fmt != "ptb":
             raise TreebankError(f"{system_name} is a constituency system and needs Penn Treebank trees "
                                 "(.mrg/.ptb/.tree or --from ptb)", filename=path)
-    if output_format != "jsonl":
-        raise InapplicableOption("--format tsv is for dependency systems; constituency steps are jsonl")
+    if policy == "predicted" and predicted is None:
+        raise InapplicableOption("--policy predicted needs --predicted FILE")
     system = get_constituency_system(system_name)
     kind = "exact" if loss is None else loss.value
     labels = _labels(labels_file, inputs)
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
-    predictions = _predicted_trees(predicted) if policy == "predicted" else None
-    if policy == "predicted" and predictions is None:
-        raise InapplicableOption("--policy predicted needs --predicted FILE")
-    in_order = system.nonterminal_kind == "PJ"
-    with error_policy(on_error, rejects) as errors, AtomicOutput(output) as out:
+    walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, max_length)
+    with (
+        error_policy(on_error, rejects) as errors,
+        AtomicOutput(output) as out,
+        SentenceProgress(quiet) as progress,
+        SentencePool(jobs, on_error=errors) as pool,
+    ):
+        others = _predicted_trees(predicted, pool.report) if predicted is not None else None
         for path, _ in inputs:
-            for position, tree in enumerate(read_treebank(path, "ptb", on_error=errors, **CLEANING), 1):
-                other = next(predictions, None) if predictions is not None else None
+            tasks = _tasks(path, pool.report, others)
+            for (line, tree), outcome in progress.track(pool.map(walk, tasks), path):
                 try:
-                    gold = from_nltk(tree)
-                    wanted = Predicted(()) if other is not None else walk_policy
-                    steps = annotate_tree(system, gold, labels, policy=wanted, position=position, loss=kind,
-                                          max_length=max_length, predicted=_predicted_node(other, gold, path))
-                    text = "".join(json.dumps(step_record(str(position), s, in_order), ensure_ascii=False) + "\n"
-                                   for s in steps)
-                except (GoldTreeError, OracleUnavailable) as err:
-                    errors(TreebankError(f"tree {position}: {err}", filename=path))
+                    text = outcome.get()
+                except (GoldTreeError, OracleUnavailable) as err:  # --rejects gets the tree as cleaned, one line
+                    errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
                     continue
-                out.write(text.encode("utf-8"))
+                out.write(text)
+        if others is not None and next(others, None) is not None:
+            raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
 
 
-def _predicted_node(tree: Any, gold: Any, path: str) -> Any:
-    if tree is None:
-        return None
-    node = from_nltk(tree)
-    if node.end != gold.end:
-        raise GoldTreeError(f"the predicted tree has {node.end} words, the gold one {gold.end}")
-    return node
+def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
+    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path``."""
+    trees = read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning())
+    for position, (line, tree) in enumerate(trees, 1):
+        other = None
+        if others is not None:
+            other = next(others, None)
+            if other is None:
+                raise TreebankError(f"tree {position} has no predicted tree (--predicted ends before it)",
+                                    filename=path, line=line)
+        yield (line, tree), (tree, other, position)
 
 
-def _predicted_trees(path: Optional[str]) -> Any:
-    if path is None:
-        return None
-    return iter(read_treebank(path, "ptb", **CLEANING))
+def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, max_length: int,
+               task: tuple[Any, Any, int]) -> bytes:
+    """The JSON lines of one tree (the work of ``--jobs``): its bracket, the predicted one or None, its position."""
+    tree, other, position = task
+    gold = from_nltk(tree)
+    target = None
+    if other is not None:
+        target = from_nltk(other)
+        if target.end != gold.end:
+            raise GoldTreeError(f"the predicted tree has {target.end} words, the gold one {gold.end}")
+        policy = Predicted(())
+    steps = annotate_tree(system, gold, labels, policy=policy, position=position, loss=kind, max_length=max_length,
+                          predicted=target)
+    return _jsonl(str(position), steps, system.nonterminal_kind == "PJ").encode("utf-8")
+
+
+def _jsonl(sent_id: str, steps: Iterator[ConstituencyStep], in_order: bool) -> str:
+    """The records of one tree, byte for byte ``json.dumps(step_record(...), ensure_ascii=False)``.
+
+    A step changes the top of the stack and adds at most one built span, so
+    the stack and ``built`` texts are kept as running prefixes (one per stack
+    depth) and extended, not re-encoded; the end of a record (costs, optimal,
+    action) takes few distinct values and comes from a cache.
+    """
+    from .annotate import _quoted, _record_end  # here: commands.annotate imports this module
+
+    head = f'{{"sent_id": {_quoted(sent_id)}, "step": '
+    stack: tuple = ()
+    prefixes = [""]  # prefixes[i]: the JSON of the stack's first i items
+    built: tuple | None = None
+    built_text = ""
+    lines = []
+    for s in steps:
+        config = s.config
+        if config.stack is not stack:
+            _extend(prefixes, stack, config.stack, _item_text)
+            stack = config.stack
+        if config.built is not built:
+            if built is not None and len(config.built) == len(built) + 1 and config.built[:-1] == built:
+                span = _span_text(config.built[-1])
+                built_text = f"{built_text}, {span}" if built_text else span
+            else:
+                built_text = ", ".join(map(_span_text, config.built))
+            built = config.built
+        finished = ('"finished": true, ' if config.finished else '"finished": false, ') if in_order else ""
+        lines.append(f'{head}{s.step}, "stack": [{prefixes[-1]}], "buffer": {config.buffer}, "built": [{built_text}], '
+                     f'{finished}{_record_end(tuple(s.costs.items()), tuple(s.optimal), s.action)}')
+    return "".join(lines)
+
+
+def _extend(prefixes: list[str], old: tuple, new: tuple, encode: Any) -> None:
+    """Make ``prefixes`` those of ``new`` from those of ``old`` (shared bottom kept; usually one item differs)."""
+    keep = len(new) - 1
+    if not (keep >= 0 and len(old) >= keep and new[:keep] == old[:keep]):
+        keep = 0
+    del prefixes[keep + 1:]
+    for item in new[keep:]:
+        last = prefixes[-1]
+        text = encode(item)
+        prefixes.append(f"{last}, {text}" if last else text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _item_text(item: Any) -> str:
+    """A stack item as JSON (``step_record``'s ``{"word"}``, ``{"open"}`` or ``{"label", "start", "end"}``)."""
+    from .annotate import _quoted
+
+    if type(item) is Word:
+        return f'{{"word": {item.index}}}'
+    if type(item) is Open:
+        return f'{{"open": {_quoted(item.label)}}}'
+    return f'{{"label": {_quoted(item.label)}, "start": {item.start}, "end": {item.end}}}'
+
+
+@functools.lru_cache(maxsize=65536)
+def _span_text(span: tuple[str, int, int]) -> str:
+    from .annotate import _quoted
+
+    return f"[{_quoted(span[0])}, {span[1]}, {span[2]}]"
+
+
+def _cleaning() -> dict[str, Any]:
+    """What ``treetool oracle`` applies to raw ``.mrg`` trees, read as light brackets (no nltk)."""
+    from treetool.formats.ptb import Bracket
+
+    return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket}
+
+
+def _predicted_trees(path: str, report: Any) -> Iterator[Any]:
+    return (tree for _, tree in read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning()))
 
 
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:
-    """``--labels FILE`` (one per line), else every label of the gold trees in the input files (first seen first)."""
+    """``--labels FILE`` (one per line), else every label of the gold trees in the input files (first seen first).
+
+    The input is then read twice, so standard input needs ``--labels``.
+    """
     if labels_file is not None:
-        with open(labels_file, encoding="utf-8") as handle:
-            return list(dict.fromkeys(line.strip() for line in handle if line.strip()))
+        lines = read_text_file(labels_file).splitlines()
+        labels = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+        if not labels:
+            raise InapplicableOption(f"--labels {labels_file}: the file holds no labels (one per line)")
+        return labels
+    if any(path == "-" for path, _ in inputs):
+        raise InapplicableOption("reading trees from standard input needs --labels FILE "
+                                 "(without it the label set is collected from the input files first)")
     seen: dict[str, None] = {}
     for path, _ in inputs:
-        for tree in read_treebank(path, "ptb", on_error=lambda err: None, **CLEANING):
+        for _, tree in read_treebank(path, "ptb", on_error=lambda err: None, ptb_lines=True, **_cleaning()):
             try:
                 seen.update((node.label, None) for node in preorder(from_nltk(tree)))
             except GoldTreeError:

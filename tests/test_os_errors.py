@@ -55,6 +55,7 @@ PATH_PARAMETERS: dict[tuple[str, str], tuple[str, list[str], int]] = {
     ("annotate", "output"): ("-o", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
     ("annotate", "rejects"): ("--rejects", ["--system", "arc-hybrid", "--on-error", "skip"], WRITE),
     ("annotate", "predicted"): ("--predicted", ["--system", "arc-hybrid", "--policy", "predicted"], READ),
+    ("annotate", "labels_file"): ("--labels", ["--system", "top-down", "--from", "ptb"], READ),
     ("stats", "plot"): ("--plot", [], WRITE),
     ("projectivize", "plot"): ("--plot", ["--count"], WRITE),
     ("view", "files"): ("argument", [], READ),

@@ -17,7 +17,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 from oracles.annotate import Explore, Predicted, Static
 
 from .dynamic import ConstituencyOracle
-from .system import Configuration, ConstituencySystem, Open, Word
+from .system import Configuration, ConstituencySystem, Open, Word, parse_action
 from .tree import Node
 
 __all__ = ["ConstituencyStep", "annotate_tree", "step_record"]
@@ -57,13 +57,19 @@ def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str],
 def _walk(system: ConstituencySystem, oracle: ConstituencyOracle, n: int, choose: Any) -> Iterator[ConstituencyStep]:
     config = system.initial(n)
     step = 0
+    parsed: dict[str, tuple[str, str | None]] = {}
     while not system.is_final(config):
         costs = oracle.costs(config)
         optimal = [a for a, c in costs.items() if c == 0]
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
         yield ConstituencyStep(step, config, costs, optimal, action)
-        config = system.apply(config, action)
+        if action not in costs:  # not one of the legal actions just costed: apply checks it
+            config = system.apply(config, action)
+            continue
+        if action not in parsed:
+            parsed[action] = parse_action(action)
+        config = system.successor(config, *parsed[action])
 
 
 def _cheapest(costs: dict[str, int]) -> list[str]:

@@ -45,7 +45,7 @@ from typing import Sequence
 
 from .exact_loss import ExactLoss
 from .gold_index import GoldIndex
-from .paper_loss import paper_loss
+from .paper_loss import PaperCosts, paper_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
 from .tree import Node
 
@@ -60,7 +60,8 @@ class ConstituencyOracle:
     ``loss``: ``exact`` (:class:`ExactLoss`; where its ``limits_may_bind``
     says the parsers' limits might matter, the exhaustive search decides,
     which needs the sentence to have at most ``max_length`` words, else
-    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`) or ``search``
+    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`; every action
+    costed in one pass by :class:`PaperCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
     ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
     is not the true minimum).
@@ -78,6 +79,8 @@ class ConstituencyOracle:
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
         self.max_length = max_length
         self._memo: dict = {}
+        # A loss module that costs every action at once (``costs`` hands the configuration to it).
+        self._all_costs = PaperCosts(system, self.gold, self.labels).costs if loss == "paper" else None
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
@@ -102,10 +105,13 @@ class ConstituencyOracle:
     def costs(self, config: Configuration) -> dict[str, int]:
         """Every legal action's cost, ``NT(X)``/``PJ(X)`` once per label.
 
-        Labels with no gold constituent at the start the new non-terminal
-        would have (top-down: the buffer position; in-order: the top item's
-        start) are all equally wrong: one of them is computed for all.
+        ``paper``: all at once by :class:`PaperCosts`. Otherwise labels with
+        no gold constituent at the start the new non-terminal would have
+        (top-down: the buffer position; in-order: the top item's start) are
+        all equally wrong: one of them is computed for all.
         """
+        if self._all_costs is not None:
+            return self._all_costs(config)
         base = self.loss(config)
         apply, at_start = self.system.apply, self._gold_starts
         start = self._new_start(config)

@@ -85,7 +85,7 @@ from typing import Iterable
 import numpy as np
 
 from .gold_index import GoldIndex
-from .system import Built, Configuration, ConstituencySystem, Open, Word, span_of
+from .system import Built, Configuration, ConstituencySystem, Open, span_of
 
 __all__ = ["ExactLoss", "exact_loss", "limits_may_bind"]
 
@@ -147,7 +147,6 @@ class ExactLoss:
             return base  # the computation is over (top-down: the root is reduced)
         if not stack:
             return base - int(self.new[b])
-        tail = self._at_buffer(config.built, b)
         best = self._in_order(stack, b, tail) if self.in_order else self._top_down(stack, b, tail)
         return base - int(self.new[b]) + int(best)
 
@@ -196,7 +195,6 @@ class ExactLoss:
         b, stack = config.buffer, config.stack
         if self.fresh_chain[b] > limit:
             return True
-        tail = self._at_buffer(config.built, b)
         top_open = bool(stack) and type(stack[-1]) is Open
         opens = [span_of(stack[k - 1])[0] for k, item in enumerate(stack) if type(item) is Open]
         for k, start in enumerate(opens):

@@ -32,9 +32,7 @@ close a constituent whose last child is a 4-chain is refused). Final: after
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from .system import Built, Configuration, ConstituencySystem, Open, Word, last_open, span_of
+from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
 __all__ = ["InOrder", "KPARSER_MAX_UNARY"]
@@ -96,7 +94,8 @@ class InOrder(ConstituencySystem):
         else:
             chain = 0
         built = Built(stack[k].label, span_of(first)[0], config.buffer, chain)
-        return replace(config, stack=stack[: k - 1] + (built,), built=config.built + (built[:3],))
+        return Configuration(stack[: k - 1] + (built,), config.buffer, config.n, config.built + (built[:3],),
+                             config.finished)
 
     def static_oracle(self, gold: Node) -> list[str] | None:
         """Figure 5 of papers/001: first child, ``PJ(X)``, the other children, ``REDUCE``; ``TERM`` at the end.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 from .gold_index import GoldIndex
-from .system import Configuration, Open, span_of
+from .system import Configuration, ConstituencySystem, Open, span_of
+from .tree import Span
 
-__all__ = ["paper_loss"]
+__all__ = ["PaperCosts", "paper_loss"]
 
 
 def paper_loss(config: Configuration, gold: GoldIndex) -> int:
@@ -73,6 +74,322 @@ def _paper_unreachable(config: Configuration, gold: GoldIndex, remaining: Counte
 
 def _lis(values: Sequence[int]) -> int:
     """Length of the longest strictly increasing subsequence (patience sorting, O(n log n); Fredman 1975)."""
+    return len(_tails(values))
+
+
+class PaperCosts:
+    """The cost ``paper_loss(a(c)) - paper_loss(c)`` of every legal action of a configuration, in one pass.
+
+    papers/001 §3.1-3.2 define the loss as a sum of per-constituent and
+    per-non-terminal terms, so an action changes only a few of them; this
+    class evaluates those changes directly instead of applying every action
+    and recomputing :func:`paper_loss` (which stays the test reference).
+    Decomposition used (``j`` = buffer, ``matched`` = built constituents that
+    are gold, as multisets)::
+
+        |U(c)| = (size - matched) - from[j] - reach(crossing[j])
+
+    Gold constituents starting at or after ``j`` (``from[j]`` of them, none
+    built yet) are always reachable (conditions ii); those ending before
+    ``j`` never are; only the gold constituents with ``l < j <= r``
+    (``crossing[j]``, at most the tree's depth) depend on the stack, through
+    the open non-terminals (top-down iii; in-order iii/iv: stack starts,
+    open ``(X, m)``, adjacency of the first child). Per action:
+
+    * ``NT(X)``/``PJ(X)``: one more open ``(X, j)`` — wrong (+1), or the next
+      gold rank of ``(X, j)``, out of order unless it extends the longest
+      increasing subsequence (+1 unless it is above the patience tails'
+      last). Top-down reachability is unchanged; in-order only gold
+      constituents whose second child starts at ``j`` with label X change.
+      A label with no gold non-terminal ``(X, j)`` costs 1; those are the
+      same dict for every configuration, copied once.
+    * ``SHIFT``, ``REDUCE``, ``TERM``: the terms of the one successor, from
+      the stack state changed in place and restored (``O(crossing)``).
+
+    The stack terms (:class:`_StackState`) and ``built`` (the successor's is
+    the same tuple or one span longer) are kept in step along a walk; any
+    other configuration is summarised from scratch, so ``costs`` may be
+    called on configurations in any order.
+    """
+
+    def __init__(self, system: ConstituencySystem, gold: GoldIndex, labels: Sequence[str]) -> None:
+        self.system, self.gold = system, gold
+        self.in_order = gold.in_order
+        n = gold.n
+        self.from_count = [0] * (n + 2)
+        for (_, l, _), count in gold.counts.items():
+            self.from_count[l] += count
+        for j in range(n - 1, -1, -1):
+            self.from_count[j] += self.from_count[j + 1]
+        self.crossing: list[list[tuple]] = [[] for _ in range(n + 2)]
+        self.second_labels: list[set[str]] = [set() for _ in range(n + 2)]
+        self.by_second: dict[tuple[str, int], list[tuple]] = {}  # in-order: crossing entries by (X, m)
+        for span, count in gold.counts.items():
+            label, l, r = span
+            m = gold.nt_second[span] if self.in_order else l
+            entry = (span, count, (label, l), (label, m), (label, l, m), l)
+            for j in range(l + 1, r + 1):
+                self.crossing[j].append(entry)
+            if self.in_order:
+                self.second_labels[m].add(label)
+                self.by_second.setdefault((label, m), []).append(entry)
+        self.nt_labels: list[set[str]] = [set() for _ in range(n + 2)]
+        for label, position in gold.nt_rank:
+            self.nt_labels[position].add(label)
+        kind = system.nonterminal_kind
+        self.spelled = {label: f"{kind}({label})" for label in labels}
+        self.all_wrong = dict.fromkeys(self.spelled.values(), 1)
+        self._built: tuple | None = None
+        self._made: dict = {}
+        self._matched = 0
+        self.stack = _StackState(gold.nt_rank, self.in_order)
+
+    def _match(self, built: tuple) -> tuple[dict, int]:
+        """How many of each span are built, and how many built spans are gold (multiset intersection)."""
+        if built is not self._built:
+            previous = self._built
+            if previous is not None and len(built) == len(previous) + 1 and built[:-1] == previous:
+                span = built[-1]
+                made = self._made
+                done = made.get(span, 0)
+                made[span] = done + 1
+                if done < self.gold.counts.get(span, 0):
+                    self._matched += 1
+            else:
+                counts = self.gold.counts
+                self._made = made = {}
+                for span in built:
+                    made[span] = made.get(span, 0) + 1
+                self._matched = sum(min(k, counts.get(span, 0)) for span, k in made.items())
+            self._built = built
+        return self._made, self._matched
+
+    def costs(self, config: Configuration) -> dict[str, int]:
+        """Every legal action's cost (legal order; ``NT``/``PJ`` once per label): paper_loss(after) - paper_loss(before)."""
+        kinds = self.system.legal(config)
+        if not kinds:
+            return {}
+        made, matched = self._match(config.built)
+        now = self.stack
+        now.sync(config.stack)
+        j = config.buffer
+        reach = self._reach(self.crossing[j], made, None, j)
+        wrong_built = len(config.built) - matched
+        base = ((self.gold.size - matched) - self.from_count[j] - reach + wrong_built
+                + now.wrong + len(now.ranks) - len(now.tails))
+        out: dict[str, int] = {}
+        for kind in kinds:
+            if kind == "SHIFT":
+                out["SHIFT"] = self._shift_cost(j, made, reach)
+            elif kind == "REDUCE":
+                out["REDUCE"] = self._reduce_loss(config, made, matched) - base
+            elif kind == "TERM":
+                out["TERM"] = (self.gold.size - matched) + wrong_built - base
+            else:
+                self._labelled_costs(out, config, made)
+        return out
+
+    def _shift_cost(self, j: int, made: dict, reach: int) -> int:
+        """SHIFT: gold constituents starting at j leave ``from``; the crossing ones are those of j+1."""
+        starts = self.stack.starts
+        if self.in_order:  # the shifted word starts at j
+            starts[j] = starts.get(j, 0) + 1
+        after = self._reach(self.crossing[j + 1], made, None, j + 1)
+        if self.in_order:
+            _discount(starts, j)
+        return self.from_count[j] - self.from_count[j + 1] + reach - after
+
+    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict) -> None:
+        """``NT(X)``/``PJ(X)`` for every label: 1 unless a gold non-terminal (X, j) makes X special."""
+        j, now = config.buffer, self.stack
+        out.update(self.all_wrong)
+        special = self.nt_labels[j] | self.second_labels[j] if self.in_order else self.nt_labels[j]
+        for label in special:
+            spelled = self.spelled.get(label)
+            if spelled is None:
+                continue
+            key = (label, j)
+            seen = now.opened.get(key, 0)
+            ranks = self.gold.nt_rank.get(key, ())
+            if seen < len(ranks):
+                cost = 0 if not now.tails or ranks[seen] > now.tails[-1] else 1
+            else:
+                cost = 1
+            entries = self.by_second.get(key) if self.in_order else None
+            if entries:  # (iii)/(iv) change only for the gold constituents whose second child starts at j under X
+                cost += self._reach(entries, made, None, j) - self._reach_with_open(config, label, made, entries)
+            out[spelled] = cost
+
+    def _reach_with_open(self, config: Configuration, label: str, made: dict, entries: list[tuple]) -> int:
+        """In-order: how many of the crossing constituents ``entries`` are reachable once ``PJ(label)`` is pushed."""
+        j, now = config.buffer, self.stack
+        key = (label, j)
+        now.opened[key] = now.opened.get(key, 0) + 1
+        start, end = span_of(config.stack[-1])
+        adjacency = (label, start, j) if end == j else None
+        if adjacency is not None:
+            now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
+        reach = self._reach(entries, made, None, j)
+        _discount(now.opened, key)
+        if adjacency is not None:
+            _discount(now.adjacent, adjacency)
+        return reach
+
+    def _reduce_loss(self, config: Configuration, made: dict, matched: int) -> int:
+        """paper_loss after REDUCE, from the stack summary before it (undone and redone in place)."""
+        stack, j, now = config.stack, config.buffer, self.stack
+        k = now.opens[-1]
+        top = stack[k]
+        adjacency = None
+        if self.in_order:
+            start = span_of(stack[k - 1])[0]
+            limit = start  # the stack starts after REDUCE: those up to the first child's (starts only grow)
+            adjacency = now.log[k][2]
+        else:
+            start, limit = span_of(stack[k + 1])[0], j
+        span = (top.label, start, j)
+        matched += made.get(span, 0) < self.gold.counts.get(span, 0)
+        _discount(now.opened, top)
+        if adjacency is not None:
+            _discount(now.adjacent, adjacency)
+        reach = self._reach(self.crossing[j], made, span, limit)
+        now.opened[top] = now.opened.get(top, 0) + 1
+        if adjacency is not None:
+            now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
+        change = now.log[k][1]
+        if change is None:  # the top open non-terminal was wrong
+            wrong, out_of_order = now.wrong - 1, len(now.ranks) - len(now.tails)
+        else:  # its rank leaves: the tails lose their last entry if it was appended for it
+            wrong = now.wrong
+            out_of_order = len(now.ranks) - 1 - (len(now.tails) - (change[1] is None))
+        return ((self.gold.size - matched) - self.from_count[j] - reach + (len(config.built) + 1 - matched)
+                + wrong + out_of_order)
+
+    def _reach(self, crossing: list[tuple], made: dict, extra: Span | None, limit: int) -> int:
+        """Gold constituents with l < j <= r still to build and individually reachable (§3.2 iii, iv), counted.
+
+        ``extra``: a span counted as built once more; ``limit``: in-order,
+        only stack starts up to it count.
+        """
+        total = 0
+        opened = self.stack.opened
+        if self.in_order:
+            starts, adjacent = self.stack.starts, self.stack.adjacent
+            for span, count, _, key_m, adjacency, l in crossing:
+                left = count - made.get(span, 0) - (span == extra)
+                if left > 0 and l <= limit and l in starts and (not opened.get(key_m) or adjacency in adjacent):
+                    total += left
+        else:
+            for span, count, key_l, _, _, _ in crossing:
+                left = count - made.get(span, 0) - (span == extra)
+                if left > 0 and opened.get(key_l):
+                    total += left
+        return total
+
+
+def _discount(counts: dict, key: Any) -> None:
+    """One less ``key`` in a dict of counts (a count of 0 is removed, so membership means > 0)."""
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
+
+
+class _StackState:
+    """The stack terms of papers/001 §3.1-3.2, kept in step with the stack along a walk.
+
+    One undo entry per stack item, so a successor (one item pushed, or
+    items popped and one pushed) costs O(1) amortised instead of a pass over
+    the stack: open non-terminals by key (counts), gold ranks in stack order
+    with their patience tails (Fredman 1975), wrong open non-terminals, and
+    for in-order the stack starts and the (X, l, m) adjacencies (iv).
+    """
+
+    def __init__(self, nt_rank: dict, in_order: bool) -> None:
+        self.nt_rank, self.in_order = nt_rank, in_order
+        self.stack: tuple = ()
+        self.log: list[tuple] = []
+        self.opened: dict = {}
+        self.ranks: list[int] = []
+        self.tails: list[int] = []
+        self.wrong = 0
+        self.opens: list[int] = []
+        self.starts: dict[int, int] = {}
+        self.adjacent: dict[tuple, int] = {}
+
+    def sync(self, stack: tuple) -> None:
+        """Make the state that of ``stack`` (cheap when it is a successor of the last one)."""
+        old = self.stack
+        if stack is old:
+            return
+        keep = len(stack) - 1
+        if not (keep >= 0 and len(old) >= keep and stack[:keep] == old[:keep]):
+            keep = 0
+        while len(self.log) > keep:
+            self._pop()
+        for index in range(keep, len(stack)):
+            self._push(stack, index)
+        self.stack = stack
+
+    def _push(self, stack: tuple, index: int) -> None:
+        item = stack[index]
+        start = None
+        if self.in_order:
+            start = item.position if type(item) is Open else span_of(item)[0]
+            self.starts[start] = self.starts.get(start, 0) + 1
+        if type(item) is not Open:
+            self.log.append((None, None, None, start))
+            return
+        seen = self.opened.get(item, 0)
+        self.opened[item] = seen + 1
+        self.opens.append(index)
+        candidates = self.nt_rank.get(item, ())
+        change = None
+        if seen < len(candidates):
+            rank = candidates[seen]
+            self.ranks.append(rank)
+            place = bisect_left(self.tails, rank)
+            if place == len(self.tails):
+                change = (place, None)
+                self.tails.append(rank)
+            else:
+                change = (place, self.tails[place])
+                self.tails[place] = rank
+        else:
+            self.wrong += 1
+        adjacency = None
+        if self.in_order and index and type(stack[index - 1]) is not Open:
+            first, end = span_of(stack[index - 1])
+            if end == item.position:
+                adjacency = (item.label, first, end)
+                self.adjacent[adjacency] = self.adjacent.get(adjacency, 0) + 1
+        self.log.append((item, change, adjacency, start))
+
+    def _pop(self) -> None:
+        item, change, adjacency, start = self.log.pop()
+        if start is not None:
+            _discount(self.starts, start)
+        if item is None:
+            return
+        _discount(self.opened, item)
+        self.opens.pop()
+        if change is None:
+            self.wrong -= 1
+        else:
+            self.ranks.pop()
+            place, previous = change
+            if previous is None:
+                self.tails.pop()
+            else:
+                self.tails[place] = previous
+        if adjacency is not None:
+            _discount(self.adjacent, adjacency)
+
+
+def _tails(values: Sequence[int]) -> list[int]:
+    """Patience-sorting tails: ``len`` is the longest strictly increasing subsequence (Fredman 1975), and
+    ``tails[-1]`` the smallest value such a subsequence can end with (a new value above it extends it)."""
     tails: list[int] = []
     for v in values:
         i = bisect_left(tails, v)
@@ -80,4 +397,4 @@ def _lis(values: Sequence[int]) -> int:
             tails.append(v)
         else:
             tails[i] = v
-    return len(tails)
+    return tails

@@ -166,10 +166,17 @@ class ConstituencySystem(ABC):
         kind, label = parse_action(action)
         if kind not in self.legal(config):
             raise IllegalAction(action, f"not legal here (legal: {', '.join(self.legal(config)) or 'none'})")
+        return self.successor(config, kind, label)
+
+    def successor(self, config: Configuration, kind: str, label: str | None) -> Configuration:
+        """The configuration after the parsed action ``(kind, label)``, which must be legal (:meth:`apply` checks;
+        a caller that has just computed the legal actions skips the second check)."""
         if kind == "SHIFT":
-            return replace(config, stack=config.stack + (Word(config.buffer),), buffer=config.buffer + 1)
+            return Configuration(config.stack + (Word(config.buffer),), config.buffer + 1, config.n, config.built,
+                                 config.finished)
         if kind in LABELLED_KINDS:
-            return replace(config, stack=config.stack + (Open(label, config.buffer),))
+            return Configuration(config.stack + (Open(label, config.buffer),), config.buffer, config.n, config.built,
+                                 config.finished)
         if kind == "REDUCE":
             return self._reduce(config)
         return replace(config, finished=True)  # TERM

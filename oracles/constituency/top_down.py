@@ -20,8 +20,6 @@ Final: the buffer is empty and the stack holds one completed constituent.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
@@ -64,7 +62,8 @@ class TopDown(ConstituencySystem):
         label = config.stack[k].label
         start = span_of(config.stack[k + 1])[0]
         built = Built(label, start, config.buffer)
-        return replace(config, stack=config.stack[:k] + (built,), built=config.built + (built[:3],))
+        return Configuration(config.stack[:k] + (built,), config.buffer, config.n, config.built + (built[:3],),
+                             config.finished)
 
     def static_oracle(self, gold: Node) -> list[str] | None:
         """Figure 3 of papers/001: ``NT(X)`` before a constituent's children, ``REDUCE`` after them.

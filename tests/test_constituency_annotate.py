@@ -1,0 +1,289 @@
+"""``--loss paper`` costs (papers/001 §3.1-3.2) and ``treetool annotate`` on PTB trees.
+
+The fast costs (:class:`oracles.constituency.paper_loss.PaperCosts`, every
+action in one pass) are checked against the definition: the straightforward
+:func:`paper_loss` of the successor minus that of the configuration, each
+successor built by ``system.apply``. The CLI's hand-written JSON is checked
+against ``json.dumps`` of :func:`step_record`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from concurrent.futures import wait
+
+import pytest
+from nltk import Tree
+
+from oracles.annotate import Explore
+from oracles.constituency import from_nltk, get_constituency_system
+from oracles.constituency.annotate import annotate_tree, step_record
+from oracles.constituency.dynamic import ConstituencyOracle
+from oracles.constituency.gold_index import GoldIndex
+from oracles.constituency.paper_loss import paper_loss
+from treetool import parallel
+from treetool.formats.ptb import read_ptb_file
+from treetool.parallel import SentencePool
+
+from conftest import run_cli, shared_path
+
+SYSTEMS = {"top-down": {}, "in-order": {}, "top-down, 3 open": {"max_open_nts": 3}}
+
+
+def system_named(name: str):
+    return get_constituency_system(name.split(",")[0], **SYSTEMS[name])
+
+
+def by_definition(system, index: GoldIndex, config, labels) -> dict[str, int]:
+    """paper_loss(a(c)) - paper_loss(c) for every legal action, successors by ``apply``."""
+    base = paper_loss(config, index)
+    return {a: paper_loss(system.apply(config, a), index) - base for a in system.legal_actions(config, labels)}
+
+
+def exploring_walk(system, gold, labels, rng: random.Random, error_rate: float) -> list:
+    """Configurations of one walk: a cheapest action by the definition, else (error_rate) any legal action."""
+    index = GoldIndex(gold, system)
+    config = system.initial(gold.end)
+    out = []
+    while not system.is_final(config):
+        out.append(config)
+        costs = by_definition(system, index, config, labels)
+        least = min(costs.values())
+        cheapest = [a for a, c in costs.items() if c == least]
+        config = system.apply(config, rng.choice(list(costs) if rng.random() < error_rate else cheapest))
+    return out
+
+
+def sample_golds(limit: int) -> list:
+    folder = shared_path("data", "ptb-sample")
+    out = []
+    for path in sorted(folder.glob("*.mrg")):
+        for tree in read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True):
+            if len(tree) and not isinstance(tree[0], str):
+                out.append(from_nltk(tree))
+                if len(out) == limit:
+                    return out
+    return out
+
+
+def random_gold(rng: random.Random, n: int):
+    """Random brackets over n words, labels A/B (C only in unary chains, so duplicates of spans occur)."""
+    def build(lo: int, hi: int) -> Tree:
+        if hi - lo == 1:
+            node = Tree("P", [f"w{lo}"])
+        else:
+            cuts = sorted(rng.sample(range(lo + 1, hi), rng.randint(1, min(3, hi - lo - 1))))
+            bounds = [lo, *cuts, hi]
+            node = Tree(rng.choice("AB"), [build(a, b) for a, b in zip(bounds, bounds[1:])])
+        while rng.random() < 0.25:
+            node = Tree(rng.choice("ABC"), [node])
+        return node
+    tree = build(0, n)
+    return from_nltk(tree if tree.label() != "P" else Tree("A", [tree]))
+
+
+def assert_costs_match(system, gold, walks: int, rng: random.Random, error_rate: float) -> int:
+    index = GoldIndex(gold, system)
+    labels = sorted(index.labels) + ["ZZ"]
+    configs = [c for _ in range(walks) for c in exploring_walk(system, gold, labels, rng, error_rate)]
+    oracle = ConstituencyOracle(system, gold, labels, "paper")
+    in_walk_order = [oracle.costs(c) for c in configs]
+    shuffled = list(range(len(configs)))
+    rng.shuffle(shuffled)  # the incremental state must also follow arbitrary jumps
+    jumped = {k: oracle.costs(configs[k]) for k in shuffled}
+    for k, config in enumerate(configs):
+        expected = by_definition(system, index, config, labels)
+        assert list(in_walk_order[k].items()) == list(expected.items()), (gold, config)
+        assert jumped[k] == expected, (gold, config)
+    return len(configs)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_paper_costs_equal_the_definition_on_sample_trees(name):
+    system = system_named(name)
+    rng = random.Random(name)
+    checked = sum(assert_costs_match(system, gold, 1, rng, 0.15) for gold in sample_golds(40))
+    assert checked > 1500
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_paper_costs_equal_the_definition_on_random_trees(name):
+    system = system_named(name)
+    rng = random.Random(7)
+    checked = sum(assert_costs_match(system, random_gold(rng, rng.randint(1, 9)), 2, rng, 0.3) for _ in range(60))
+    assert checked > 1500
+
+
+def test_paper_costs_by_hand():
+    """Top-down on (S (NP a b) (VP c)): the paper's terms worked out by hand."""
+    system = get_constituency_system("top-down")
+    gold = from_nltk(Tree.fromstring("(S (NP (D a) (N b)) (VP (V c)))"))
+    oracle = ConstituencyOracle(system, gold, ["S", "NP", "VP", "ZZ"], "paper")
+    # (NP, 0) is a gold non-terminal: the paper counts nothing (the root corner); (VP, 0), (ZZ, 0) are wrong.
+    assert oracle.costs(system.initial(3)) == {"NT(S)": 0, "NT(NP)": 0, "NT(VP)": 1, "NT(ZZ)": 1}
+    after_np = system.run(["NT(NP)"], 3)
+    # SHIFT leaves (S, 0, 3) with no open (S, 0): unreachable; S (rank 0) above NP (rank 1) is out of order;
+    # a second (NP, 0) is wrong (the gold tree has one).
+    assert oracle.costs(after_np) == {"SHIFT": 1, "NT(S)": 1, "NT(NP)": 1, "NT(VP)": 1, "NT(ZZ)": 1}
+    after_s = system.run(["NT(S)"], 3)
+    # SHIFT now leaves (NP, 0, 2) with no open (NP, 0) below it: individually unreachable.
+    assert oracle.costs(after_s) == {"SHIFT": 1, "NT(S)": 1, "NT(NP)": 0, "NT(VP)": 1, "NT(ZZ)": 1}
+
+
+# ------------------------------------------------------------------ the CLI
+
+
+def write(tmp_path, text: str, name: str = "t.mrg"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def records(result) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.decode().splitlines()]
+
+
+@pytest.mark.parametrize("system_name", ["top-down", "in-order"])
+def test_cli_lines_are_json_dumps_of_step_record(system_name):
+    path = shared_path("data", "ptb-sample", "wsj_0003.mrg")
+    result = run_cli("annotate", path, "--system", system_name, "--loss", "paper", "--policy", "explore",
+                     "--error-rate", "0.2", "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    system = get_constituency_system(system_name)
+    trees = read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True)
+    golds = [from_nltk(tree) for tree in trees]
+    labels = list(dict.fromkeys(label for gold in golds for label, _, _ in _spans(gold)))
+    expected = "".join(
+        json.dumps(step_record(str(position), step, system_name == "in-order"), ensure_ascii=False) + "\n"
+        for position, gold in enumerate(golds, 1)
+        for step in annotate_tree(system, gold, labels, policy=Explore(0.2, 3), position=position, loss="paper"))
+    assert result.stdout.decode() == expected
+
+
+def _spans(gold):
+    from oracles.constituency.tree import preorder
+
+    return [node.span for node in preorder(gold)]
+
+
+@pytest.fixture
+def forced_workers(monkeypatch) -> list[int]:
+    """Workers start after the first tree and take over (as in test_jobs); the list counts pool starts."""
+    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)
+    starts: list[int] = []
+    start = SentencePool._start
+
+    def counted(self, work):
+        starts.append(1)
+        start(self, work)
+        wait(self._booting)
+
+    monkeypatch.setattr(SentencePool, "_start", counted)
+    return starts
+
+
+def test_jobs_output_equals_one_process(tmp_path, forced_workers):
+    sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2)]
+    # a bare preterminal (an error of the walk, in a worker) between good trees, unbalanced brackets at the end
+    path = write(tmp_path, sample[0] + "((NN alone))\n" + sample[1] + "(S (NP (DT a)) (VP (VB b))\n")
+    args = ("annotate", path, "--system", "in-order", "--loss", "paper", "--policy", "explore", "--seed", "5",
+            "--on-error", "skip")
+    one = run_cli(*args)
+    assert not forced_workers
+    two = run_cli(*args, "--jobs", "2")
+    assert forced_workers, "the workers never started"
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert two.stdout == one.stdout and two.stderr == one.stderr
+    assert one.stderr.startswith(b"skipped 2 bad sentences")
+
+
+def test_unbalanced_brackets_name_file_and_line(tmp_path):
+    path = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VB c)))\n\n(S (NP (DT a)\n")
+    result = run_cli("annotate", path, "--system", "top-down", "--loss", "paper")
+    assert result.returncode == 2
+    assert result.stderr.decode().startswith(f"{path}:3:") and b"Traceback" not in result.stderr
+
+
+def test_bare_preterminal_tree_is_bad_input_at_its_line(tmp_path):
+    path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n")
+    result = run_cli("annotate", path, "--system", "in-order", "--loss", "paper")
+    assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:4:"), result.stderr
+    rejects = tmp_path / "rejects.mrg"
+    skipped = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-error", "skip",
+                      "--rejects", rejects)
+    assert skipped.returncode == 0 and {r["sent_id"] for r in records(skipped)} == {"1"}
+    assert rejects.read_text() == "(NN alone)\n"  # the tree as cleaned (wrapper removed), one line
+
+
+def test_empty_file_gives_no_steps(tmp_path):
+    result = run_cli("annotate", write(tmp_path, ""), "--system", "top-down", "--loss", "paper")
+    assert result.returncode == 0 and result.stdout == b""
+
+
+@pytest.mark.parametrize("system_name, actions", [("top-down", ["NT(NP)", "SHIFT", "REDUCE"]),
+                                                  ("in-order", ["SHIFT", "PJ(NP)", "REDUCE", "TERM"])])
+def test_one_word_tree(tmp_path, system_name, actions):
+    result = run_cli("annotate", write(tmp_path, "( (NP (NN hello)) )\n"), "--system", system_name, "--loss", "paper")
+    steps = records(result)
+    assert [r["action"] for r in steps] == actions
+    assert all(r["costs"][r["action"]] == 0 for r in steps)
+
+
+def test_policy_predicted_with_ptb(tmp_path):
+    gold = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VB c)))\n")
+    other = write(tmp_path, "(S (DT a) (VP (NN b) (VB c)))\n", "p.mrg")
+    steps = records(run_cli("annotate", gold, "--system", "top-down", "--loss", "paper", "--policy", "predicted",
+                            "--predicted", other))
+    assert [r["action"] for r in steps] == ["NT(S)", "SHIFT", "NT(VP)", "SHIFT", "SHIFT", "REDUCE", "REDUCE"]
+    assert steps[1]["costs"]["SHIFT"] == 1  # the predicted tree has no NP: (NP, 0, 2) is lost
+    short = write(tmp_path, "(S (DT a) (NN b))\n", "s.mrg")
+    result = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", short)
+    assert result.returncode == 2 and result.stderr.decode().startswith(f"{gold}:1: the predicted tree has 2 words")
+    two = write(tmp_path, gold.read_text() * 2, "two.mrg")
+    fewer = run_cli("annotate", two, "--system", "top-down", "--policy", "predicted", "--predicted", other)
+    assert fewer.returncode == 2 and fewer.stderr.decode().startswith(f"{two}:2: tree 2 has no predicted tree")
+    more = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", two)
+    assert more.returncode == 2 and b"--predicted holds more trees than the gold files" in more.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--format", "tsv"), b"--format tsv is for dependency systems"),
+    (("--oracle", "exact"), b"--oracle is for dependency systems"),
+    (("--max-length", "5"), b"--max-length acts only with exhaustive search"),
+    (("--seed", "3"), b"--seed needs --policy explore"),
+])
+def test_options_that_cannot_act_are_refused(tmp_path, args, message):
+    path = write(tmp_path, "(S (NP (DT a) (NN b)))\n")
+    result = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_labels_file(tmp_path):
+    path = write(tmp_path, "(S (NP (DT a) (NN b)))\n")
+    missing = run_cli("annotate", path, "--system", "top-down", "--labels", tmp_path / "nope.txt")
+    assert missing.returncode == 2
+    assert missing.stderr.decode() == f"treetool: error: {tmp_path / 'nope.txt'}: No such file or directory\n"
+    empty = run_cli("annotate", path, "--system", "top-down", "--labels", write(tmp_path, "\n\n", "l.txt"))
+    assert empty.returncode == 2 and b"holds no labels" in empty.stderr
+    labels = write(tmp_path, "NP\nS\nX\n", "l2.txt")
+    first = records(run_cli("annotate", path, "--system", "top-down", "--loss", "paper", "--labels", labels))[0]
+    assert list(first["costs"]) == ["NT(NP)", "NT(S)", "NT(X)"]
+
+
+def test_stdin_needs_labels(tmp_path):
+    tree = b"(S (NP (DT a) (NN b)))\n"
+    refused = run_cli("annotate", "-", "--system", "top-down", "--from", "ptb", stdin=tree)
+    assert refused.returncode == 2 and b"--labels" in refused.stderr
+    labels = write(tmp_path, "S\nNP\n", "l.txt")
+    steps = records(run_cli("annotate", "-", "--system", "top-down", "--from", "ptb", "--labels", labels,
+                            "--loss", "paper", stdin=tree))
+    assert [r["action"] for r in steps] == ["NT(S)", "NT(NP)", "SHIFT", "SHIFT", "REDUCE", "REDUCE"]
+
+
+def test_help_shows_a_constituency_example():
+    result = run_cli("annotate", "--help")
+    assert b"--system in-order" in result.stdout and b"--loss paper" in result.stdout
