@@ -147,6 +147,7 @@ class ExactLoss:
             return base  # the computation is over (top-down: the root is reduced)
         if not stack:
             return base - int(self.new[b])
+        tail = self._at_buffer(config.built, b)
         best = self._in_order(stack, b, tail) if self.in_order else self._top_down(stack, b, tail)
         return base - int(self.new[b]) + int(best)
 
