@@ -20,6 +20,7 @@ from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.parallel import SentencePool
 from treetool.sentence import Sentence
+from treetool.trees import is_projective
 from treetool.treebank import read_treebank
 
 from .common import (
@@ -137,6 +138,7 @@ def annotate_command(
         _walk_text, chosen, _jsonl if output_format.value == "jsonl" else _tsv, labeled=labeled, kind=kind,
         max_length=max_length, max_seconds=max_seconds, options=_oracle_options(prefer_monotonic, algorithm, strategy))
     timed_out: list[str] = []
+    cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
         error_policy(on_error, rejects) as errors,
         AtomicOutput(output) as out,
@@ -146,6 +148,8 @@ def annotate_command(
         trees = PredictedTrees(predicted, from_format, pool.report) if predicted else None
         for path, fmt in inputs:
             sentences = enumerate(read_treebank(path, fmt, on_error=trees or pool.report), 1)
+            if cubic_note is not None:
+                sentences = cubic_note(sentences)
             tasks = (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),
                                trees.policy_for(s, p) if trees is not None else walk_policy, p))
                      for p, s in sentences)
@@ -173,6 +177,30 @@ def annotate_command(
     if timed_out:
         error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
               f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
+
+
+def _runs_cubic_unbounded(system: TransitionSystem, kind: str, algorithm: Any, max_seconds: float | None) -> bool:
+    """Whether a non-projective sentence gets arc-standard's cubic algorithm with no time budget."""
+    chosen = algorithm.value if algorithm is not None else "auto"
+    return system.name == "arc-standard" and kind == "dynamic" and chosen in ("auto", "cubic") and max_seconds is None
+
+
+def _cubic_note(sentences: Iterator[tuple[int, Sentence]]) -> Iterator[tuple[int, Sentence]]:
+    """``sentences``, with a note on stderr at the first non-projective one (once per file).
+
+    Nederhof's cubic algorithm takes seconds per step on a long sentence, so
+    a run over a large treebank of original trees can take hours; the
+    defaults stay (no budget, the exact costs), but the user is told why and
+    what bounds it.
+    """
+    for position, sentence in sentences:
+        yield position, sentence
+        if not is_projective(sentence.head_list):
+            error(f"treetool: note: sentence {sentence.identifier(position)} is not projective: arc-standard's "
+                  "dynamic oracle runs Nederhof's cubic algorithm on such sentences (seconds per step on long "
+                  "ones); --max-seconds S bounds each, or projectivize the input first")
+            break
+    yield from sentences
 
 
 def _oracle_options(prefer_monotonic: bool, algorithm: Any, strategy: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import typer
 from typer.core import TyperCommand
 
 from treetool.budget import ON_TIMEOUT_MODES
-from treetool.errors import TreebankError
+from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
@@ -237,6 +237,9 @@ def cli_command(fn: F) -> F:
             raise typer.Exit(status) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
+        except WorkerDied as err:
+            _print_last_words(f"treetool: error: {err}")
+            raise typer.Exit(EXIT_WRITE_FAILED) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -406,3 +406,21 @@ def test_a_walk_that_finds_no_legal_action_says_so():
     assert next(steps).action == "SH"
     with pytest.raises(IncompleteDerivation, match="no legal action after 1 steps"):
         next(steps)
+
+
+def _conllu(heads: list[int], sent_id: str) -> str:
+    rows = [f"# sent_id = {sent_id}"]
+    rows += [f"{i}\tw\tw\tX\tX\t_\t{h}\t{'root' if h == 0 else 'dep'}\t_\t_" for i, h in enumerate(heads, 1)]
+    return "\n".join(rows) + "\n\n"
+
+
+@pytest.mark.parametrize("extra, noted", [([], True), (["--max-seconds", "5"], False),
+                                          (["--algorithm", "linear", "--on-error", "skip"], False)])
+def test_arc_standard_notes_the_cubic_cost_once(tmp_path, extra, noted):
+    """The arc 1 -> 4 covers word 2, whose head is 0 (non-projective); the note names the first such sentence, once."""
+    path = tmp_path / "trees.conllu"
+    path.write_text(_conllu([0, 1, 2], "flat") + _conllu([3, 0, 2, 1], "cross-1") + _conllu([3, 0, 2, 1], "cross-2"))
+    result = run("annotate", path, "--system", "arc-standard", "--quiet", "-o", tmp_path / "out.jsonl", *extra)
+    assert result.returncode == 0
+    assert result.stderr.count(b"note: sentence cross-1 is not projective") == (1 if noted else 0)
+    assert b"cross-2" not in result.stderr or not noted

@@ -9,7 +9,9 @@ interpreters).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 from concurrent.futures import wait
 from pathlib import Path
 
@@ -18,7 +20,10 @@ import pytest
 import treetool.parallel as parallel
 from conftest import SAMPLE_DATA, run_cli, shared_path
 from treetool.budget import SentenceTimeout
+from treetool.errors import WorkerDied
 from treetool.parallel import Outcome, SentencePool, resolve_jobs
+from treetool.projectivization import driver
+from treetool.projectivization.driver import solve_tree
 
 EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
 
@@ -226,3 +231,34 @@ def _value(outcome: Outcome | None) -> object:
         return outcome.get()
     except SentenceTimeout as err:  # rebuilt in this process with its attributes
         return ("timeout", err.seconds)
+
+
+# ---------------------------------------------------------------- a worker that dies
+
+
+def square_or_die(x: int) -> int:
+    """Module-level work that kills its own process (as the OOM killer would) at x = 40."""
+    if x == 40:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x
+
+
+def test_pool_names_a_killed_worker(forced):
+    with SentencePool(2) as pool, pytest.raises(WorkerDied, match="killed by SIGKILL"):
+        for _ in pool.map(square_or_die, ((i, i) for i in range(100))):
+            pass
+
+
+def solve_or_die(options, heads):
+    """``solve_tree``, except in a worker process, which it kills."""
+    if multiprocessing.parent_process() is not None:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return solve_tree(options, heads)
+
+
+def test_a_killed_worker_is_one_line_not_a_traceback(real, monkeypatch, forced):
+    monkeypatch.setattr(driver, "solve_tree", solve_or_die)
+    result = run_cli("projectivize", "--count", real, "--jobs", "2", "-o", os.devnull)
+    assert result.returncode == 1
+    assert result.stderr.startswith(b"treetool: error: a --jobs worker process was killed by SIGKILL")
+    assert result.stderr.count(b"\n") == 1

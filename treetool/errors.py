@@ -1,4 +1,4 @@
-"""The one error type for bad input.
+"""The one error type for bad input (and the one for a ``--jobs`` run cut short by a dead worker).
 
 Every reader raises :class:`TreebankError` for malformed input, so the CLI can
 print ``file:line: message`` and exit 2 without a traceback, and a training
@@ -40,3 +40,11 @@ class TreebankError(ValueError):
         if self.sent_id:
             text += f" (sentence {self.sent_id})"
         return text
+
+
+class WorkerDied(RuntimeError):
+    """A ``--jobs`` worker process ended abruptly (killed, out of memory): the run cannot be completed.
+
+    Not bad input (the same input may pass with fewer jobs): the CLI prints
+    one line and exits 1, like a failed write.
+    """
