@@ -378,16 +378,7 @@ def test_input_size_known_only_for_plain_regular_files(tmp_path):
 
 def test_on_timeout_lift_is_bounded_too(tmp_path):
     """A random tree of 1,500 words needs hundreds of lifts (over a minute): the lifting gets its own budget."""
-    rng = random.Random(5)
-    heads = [-1, 0] + [rng.randrange(1, d) for d in range(2, 1501)]  # a random tree rooted at word 1
-    perm = list(range(1, 1501))
-    rng.shuffle(perm)  # scatter the words so that most arcs cross
-    position = {w: i + 1 for i, w in enumerate(perm)}
-    scattered = [-1] * 1501
-    for w in range(1, 1501):
-        scattered[position[w]] = 0 if heads[w] == 0 else position[heads[w]]
-    path = tmp_path / "scattered.conllu"
-    path.write_text(conllu([-1, 2, 0, 2], "short-1") + conllu(scattered, "scattered-1"))
+    path = _scattered_input(tmp_path)
     out = tmp_path / "out.conllu"
     start = time.perf_counter()
     result = invoke("projectivize", path, "--max-seconds", "0.3", "--on-timeout", "lift", "-o", out)
