@@ -180,9 +180,9 @@ def plot_file(path: Optional[str]) -> Iterator[Optional[PlotFile]]:
         yield out
 
 
-def timeout_mode(on_timeout: Optional[OnTimeout]) -> str:
-    """The ``--on-timeout`` mode (default ``lift``; the rules refuse it without ``--max-seconds``)."""
-    return on_timeout.value if on_timeout is not None else "lift"
+def timeout_mode(on_timeout: Optional[OnTimeout], default: str = "lift") -> str:
+    """The ``--on-timeout`` mode, else the command's ``default`` (the rules refuse it without ``--max-seconds``)."""
+    return on_timeout.value if on_timeout is not None else default
 
 
 def error(message: str) -> None:

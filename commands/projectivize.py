@@ -123,7 +123,7 @@ def projectivize_command(
         method=method.value, root=root.value if root else None, ties=ties.value, count=count,
         scheme=scheme.value, covered_roots=covered_roots.value, lift_order=lift_order.value,
         max_seconds=max_seconds,
-        on_timeout=timeout_mode(on_timeout) if method.value == "optimal" or on_timeout else "skip",
+        on_timeout=timeout_mode(on_timeout, default="lift" if method.value == "optimal" else "skip"),
     )
     want_report = show_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)
