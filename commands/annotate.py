@@ -58,7 +58,7 @@ RULES = (
 def annotate_command(
     ctx: typer.Context,
     files: Files,
-    system: Annotated[str, typer.Option("--system", "-s", metavar="NAME", help="Transition system: arc-eager, arc-hybrid, nm-arc-eager (published dynamic oracles), arc-standard, attardi, swap, or package.module:ClassName (exact search).", show_default=False)],
+    system: Annotated[str, typer.Option("--system", "-s", metavar="NAME", help="Transition system: arc-eager, arc-hybrid, nm-arc-eager (published dynamic oracles), arc-standard, attardi, swap, or package.module:ClassName (exact search); top-down or in-order for Penn Treebank trees.", show_default=False)],
     degree: DegreeOpt = None,
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from oracles.attardi import MAX_DEGREE
+from oracles.constituency import CONSTITUENCY_SYSTEMS
 from oracles.coverage import Coverage, CoverageCounter, is_bottom_up
 from oracles.system import TransitionSystem, has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
@@ -19,8 +20,8 @@ from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
+    Rejects, ReportFormat, ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
@@ -71,6 +72,9 @@ def coverage_command(
       treetool coverage ud/*/*train.conllu --system attardi --degree 2 --format json
       treetool coverage train.conllu --system arc-eager
     """
+    if system in CONSTITUENCY_SYSTEMS:
+        raise InapplicableOption(f"--system {system}: coverage counts dependency trees; `treetool stats FILE.mrg` "
+                                 "gives the share of PTB trees each constituency system derives")
     chosen = system_from_options(ctx)
     refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=not has_own_static_oracle(chosen))
     inputs = dependency_inputs(ctx, files, from_format)

@@ -26,7 +26,7 @@ from .common import (
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .progress import SentenceProgress
-from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, AnySystemOpt, VariantOpt, system_from_options
 
 SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
 #: The comment ``oracle`` writes and ``replay`` reads.
@@ -116,7 +116,7 @@ class SequenceWriter:
 def oracle_command(
     ctx: typer.Context,
     files: Files,
-    system: SystemOpt = "arc-standard",
+    system: AnySystemOpt = "arc-standard",
     degree: DegreeOpt = None,
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,

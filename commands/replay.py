@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from oracles.constituency import CONSTITUENCY_SYSTEMS
 from oracles.gold import replay_tree
 from oracles.system import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
@@ -11,19 +12,20 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Output, Quiet, Rejects, ToFormat, cli_command, error_policy,
-    dependency_inputs,
+    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ToFormat, cli_command, error_policy,
+    dependency_inputs, refuse_inapplicable,
 )
+from .constituency_replay import DEPENDENCY_ONLY, replay_constituency
 from .progress import SentenceProgress
 from .oracle import TRANSITIONS_COMMENT
-from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, ReduceOpt, AnySystemOpt, VariantOpt, system_from_options
 
 
 @cli_command
 def replay_command(
     ctx: typer.Context,
     files: Files,
-    system: SystemOpt = "arc-standard",
+    system: AnySystemOpt = "arc-standard",
     degree: DegreeOpt = None,
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,
@@ -43,12 +45,25 @@ def replay_command(
     gives back x byte for byte on every sentence the system derives. An
     illegal action is an error naming the sentence and the step.
 
+    With --system top-down or in-order the input is an RNNG / In-Order oracle
+    file (as `treetool oracle --format rnng|inorder` writes it, any in-order
+    spelling), and the output one bracketed tree per line, built by each
+    block's actions with its POS tags and tokens. An illegal action is an
+    error at its line.
+
     Examples:
 
     \b
       treetool oracle train.conllu --system attardi | treetool replay - --system attardi
       treetool replay parser_actions.conllu --system arc-eager -o parsed.conllu
+      treetool replay predicted.oracle --system in-order -o predicted.mrg
     """
+    if system in CONSTITUENCY_SYSTEMS:
+        refuse_inapplicable(ctx, [OnlyWhen(DEPENDENCY_ONLY, lambda v: False, f"acts on dependency trees only, "
+                                           f"not with --system {system}")])
+        with error_policy(on_error, rejects) as policy:
+            replay_constituency(system, list(files), output, policy)
+        return
     chosen = system_from_options(ctx)
     inputs = dependency_inputs(ctx, files, from_format)
     with (

@@ -26,6 +26,12 @@ SystemOpt = Annotated[str, typer.Option(
     "--system", "-s", metavar="NAME",
     help=f"Transition system: {', '.join(SYSTEMS)}, or package.module:ClassName for your own.",
 )]
+#: ``--system`` of the commands that also take the constituency systems (``oracle``, ``replay``).
+AnySystemOpt = Annotated[str, typer.Option(
+    "--system", "-s", metavar="NAME",
+    help=f"Transition system: {', '.join(SYSTEMS)}, or package.module:ClassName for your own; "
+         "top-down or in-order for Penn Treebank trees.",
+)]
 DegreeOpt = Annotated[Optional[int], typer.Option(
     "--degree", min=1, metavar="D", help="attardi: the largest reduction degree [default: 2].", show_default=False)]
 VariantOpt = Annotated[Optional[Variant], typer.Option(

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SAMPLE_DATA
+from conftest import ROOT, SAMPLE_DATA, run_cli
 from commands.app import app
 
 EN = SAMPLE_DATA / "en_sample.conllu"
@@ -119,3 +119,10 @@ def test_readme_documents_exactly_the_commands_that_exist():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^### `treetool (\w+) (?:FILE\.\.\.|GOLD OTHER)`", readme, re.M))
     assert documented == registered
+
+
+def test_coverage_refuses_constituency_systems_and_points_to_stats(tmp_path):
+    path = tmp_path / "x.mrg"
+    path.write_text("(S (NN a) (NN b))\n")
+    result = run_cli("coverage", path, "--system", "in-order")
+    assert result.returncode == 2 and "treetool stats" in result.stderr.decode()

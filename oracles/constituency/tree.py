@@ -14,12 +14,15 @@ Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Union
 
 if TYPE_CHECKING:
     from nltk import Tree
 
-__all__ = ["Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder", "postorder", "is_preterminal"]
+__all__ = [
+    "Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder", "postorder", "is_preterminal",
+    "tree_from_spans", "bracketed",
+]
 
 Span = tuple[str, int, int]
 """A labelled span ``(label, start, end)``, end exclusive."""
@@ -128,3 +131,49 @@ def postorder(node: Node) -> list[Span]:
 
     visit(node)
     return out
+
+
+def tree_from_spans(spans: Iterable[Span], n: int) -> Node:
+    """The tree over ``n`` words whose constituents were built in the order ``spans`` (a ``built`` sequence).
+
+    The inverse of :func:`postorder`: both systems build children before
+    parents, so each new span takes the adjacent roots built so far (words or
+    constituents) that it covers as its children; a unary node takes the one
+    root of its own span. The last span must cover every word.
+    """
+    roots: list[Node | int] = list(range(n))
+    for label, start, end in spans:
+        first = next((k for k, root in enumerate(roots) if _bounds(root)[0] == start), None)
+        last = first
+        while last is not None and last < len(roots) and _bounds(roots[last])[1] <= end:
+            last += 1
+        if first is None or last == first or _bounds(roots[last - 1])[1] != end:
+            raise ValueError(f"({label}, {start}, {end}) does not cover whole constituents built before it")
+        roots[first:last] = [Node(label, start, end, tuple(roots[first:last]))]
+    if len(roots) != 1 or not isinstance(roots[0], Node):
+        raise ValueError("the spans do not make one tree over every word")
+    return roots[0]
+
+
+def _bounds(root: Node | int) -> tuple[int, int]:
+    return (root, root + 1) if isinstance(root, int) else (root.start, root.end)
+
+
+def bracketed(tree: Node, tags: list[str], words: list[str]) -> str:
+    """One-line bracket text of ``tree`` with its preterminals, as ``treetool oracle`` writes the ``# `` line.
+
+    Iterative, so a 2,000-deep tree does not meet Python's recursion limit.
+    """
+    parts: list[str] = []
+    todo: list[Node | int | str] = [tree]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            parts.append(item)
+        elif isinstance(item, int):
+            parts.append(f" ({tags[item]} {words[item]})")
+        else:
+            parts.append(f"({item.label}" if not parts else f" ({item.label}")
+            todo.append(")")
+            todo.extend(reversed(item.children))
+    return "".join(parts)

@@ -20,9 +20,14 @@ and counts 2); lower-casing is ASCII only, as in the scripts.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-__all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "SPELLINGS", "LANGS"]
+from ..errors import TreebankError
+from .files import open_binary_input, reject_binary
+
+__all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
+           "SPELLINGS", "LANGS"]
 
 #: In-order action spellings: (non-terminal kind, final action, comment prefix).
 SPELLINGS = {
@@ -108,3 +113,86 @@ def oracle_record(tree_line: str, tags: list[str], words: list[str], vocabulary:
     classes = " ".join([vocabulary.classify(w) for w in words])
     return "".join((comment, tree_line, "\n", " ".join(tags), "\n", text, "\n", ascii_lower(text), "\n",
                     classes, "\n", "\n".join(actions), "\n\n"))
+
+
+@dataclass
+class OracleBlock:
+    """One tree's block of an oracle file, as :func:`read_oracle_file` finds it.
+
+    ``line`` is the line of its ``# <tree>`` comment, ``action_lines`` the line
+    of each action (for errors), ``raw`` the block's text (for ``--rejects``).
+    """
+
+    path: str
+    line: int
+    tree: str
+    tags: list[str]
+    words: list[str]
+    actions: list[str]
+    action_lines: list[int]
+    raw: str
+
+    def error(self, message: str, line: int | None = None) -> TreebankError:
+        return TreebankError(message, filename=self.path, line=line or self.line, raw=self.raw)
+
+
+#: The comment prefixes that start a block (``!# ``: Dynamic-In-Order's spelling).
+_COMMENTS = ("# ", "!# ")
+
+
+def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
+    """The blocks of an RNNG / In-Order oracle file (``-``: stdin; compressed files too).
+
+    A block is a ``# <tree>`` (or ``!# <tree>``) line, the POS tags, the tokens,
+    the lower-cased tokens, the unknown-word classes, then one action per line
+    up to a blank line or the end. A malformed block is passed to ``on_error``
+    as a :class:`TreebankError` naming its file and line (``--on-error skip``:
+    the block is dropped and reading goes on after it).
+    """
+    stream = open_binary_input(path)
+    try:
+        reject_binary(stream.peek(4096)[:4096], path)
+        lines = (raw.decode("utf-8", "surrogateescape").rstrip("\r\n") for raw in stream)
+        for start, block in _blocks(lines):
+            try:
+                yield _parse_block(path, start, block)
+            except TreebankError as err:
+                on_error(err)
+    finally:
+        stream.close()
+
+
+def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, lines) of every run of non-blank lines."""
+    block: list[str] = []
+    start = 0
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line)
+        elif block:
+            yield start, block
+            block = []
+    if block:
+        yield start, block
+
+
+def _parse_block(path: str, start: int, block: list[str]) -> OracleBlock:
+    raw = "".join(line + "\n" for line in block) + "\n"
+    first = block[0]
+    if first.lstrip().startswith("{"):
+        raise TreebankError("a jsonl record: replay reads rnng and inorder oracle files (jsonl records carry no "
+                            "words; write the oracle with --format rnng or inorder)", filename=path, line=start, raw=raw)
+    comment = next((c for c in _COMMENTS if first.startswith(c)), None)
+    if comment is None:
+        raise TreebankError("expected a '# <tree>' line starting an oracle block", filename=path, line=start, raw=raw)
+    if len(block) < 5:
+        raise TreebankError("the block ends before its actions (after the '# <tree>' line: POS tags, tokens, "
+                            "lower-cased tokens, unknown-word classes, actions)", filename=path, line=start, raw=raw)
+    tags, words = block[1].split(), block[2].split()
+    if len(tags) != len(words) or not words:
+        raise TreebankError(f"{len(tags)} POS tags for {len(words)} tokens", filename=path, line=start + 2, raw=raw)
+    actions = [line.strip() for line in block[5:]]
+    return OracleBlock(path, start, first[len(comment):], tags, words, actions,
+                       list(range(start + 5, start + len(block))), raw)
