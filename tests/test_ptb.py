@@ -7,7 +7,7 @@ import io
 import itertools
 
 import pytest
-from conftest import shared_path
+from conftest import run_cli, shared_path
 from nltk import Tree
 
 from treetool.errors import TreebankError
@@ -474,3 +474,33 @@ def test_ptb_sample_fused_cleaning_equals_standalone_functions():
         for tree, expected in zip(raw, clean):
             tree = remove_outer_wrapper(strip_function_tags(drop_trace_elements(tree)))
             assert tree == expected
+
+
+def _chain(depth: int) -> str:
+    """A right-branching tree whose brackets nest ``depth`` deep (preterminals included)."""
+    n = depth
+    return "".join(f"(X (T w{i}) " for i in range(n - 1)) + f"(T w{n - 1})" + ")" * (n - 1)
+
+
+def test_trees_up_to_max_depth_work_through_the_commands(tmp_path):
+    from treetool.formats.ptb import MAX_DEPTH
+
+    path = tmp_path / "deep.mrg"
+    path.write_text(_chain(MAX_DEPTH) + "\n")
+    oracle = run_cli("oracle", path, "--system", "in-order")
+    assert oracle.returncode == 0, oracle.stderr
+    back = run_cli("replay", "-", "--system", "in-order", stdin=oracle.stdout)
+    assert back.returncode == 0 and back.stdout.decode() == _chain(MAX_DEPTH) + "\n"
+    for args in (["stats"], ["view"], ["annotate", "--system", "in-order", "--loss", "paper"]):
+        assert run_cli(*args[:1], path, *args[1:]).returncode == 0, args
+
+
+def test_deeper_trees_are_refused_at_their_line(tmp_path):
+    from treetool.formats.ptb import MAX_DEPTH
+
+    path = tmp_path / "deeper.mrg"
+    path.write_text("(S (NN a))\n" + _chain(MAX_DEPTH + 1) + "\n(S (NN b))\n")
+    result = run_cli("filter", path)
+    assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:2: brackets nested more than")
+    skipped = run_cli("filter", path, "--on-error", "skip")
+    assert skipped.returncode == 0 and skipped.stdout.decode() == "(S (NN a))\n(S (NN b))\n"

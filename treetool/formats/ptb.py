@@ -61,6 +61,10 @@ _ONLY_TRACES = "tree contains only -NONE- elements (empty after drop_traces)"
 
 ErrorHandler = Callable[[TreebankError], object]
 
+#: The deepest bracket nesting read (Penn Treebank trees stay under 40): the tree code is recursive, and a tree
+#: ten times deeper than any real one is refused at its line rather than ending in Python's recursion limit.
+MAX_DEPTH = 400
+
 # Parser modes.
 _NORMAL = 0
 _SKIP_TO_TOP = 1  # after a stray ")" or leaf: discard until the next "("
@@ -348,6 +352,13 @@ def _parse(
                         top[0] = ""  # the outer wrapper "( (S ...) )"
                 else:
                     tree_line = lineno
+                if len(stack) == MAX_DEPTH:  # deeper trees would meet Python's recursion limit downstream
+                    pending = (f"brackets nested more than {MAX_DEPTH} deep (treetool reads trees up to "
+                               f"{MAX_DEPTH} levels)", lineno)
+                    skip_depth = len(stack) + 1
+                    stack.clear()
+                    mode = _SKIP_TREE
+                    continue
                 stack.append([None, [], lineno, False])
             elif tok == ")":
                 if not stack:
