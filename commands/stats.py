@@ -175,6 +175,10 @@ def _report(fmt: ReportFormat, per_file: list[TreebankStats], total: TreebankSta
 
 def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: ReportFormat, on_error: OnError,
                rejects: str | None) -> None:
+    from oracles.constituency.tree import GoldTreeError
+    from treetool.errors import TreebankError
+    from treetool.formats.ptb import tree_to_line
+
     per_file: list[ConstituencyStats] = []
     total = ConstituencyStats(name="total")
     options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean)
@@ -182,8 +186,11 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
         for path, fmt in inputs:
             before = policy.skipped
             stats = ConstituencyStats(name=path)
-            for tree in read_treebank(path, fmt, on_error=policy, **options):
-                stats.add(tree)
+            for line, tree in read_treebank(path, fmt, on_error=policy, ptb_lines=True, **options):
+                try:
+                    stats.add(tree)
+                except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line (as annotate's)
+                    policy(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
             stats.skipped = policy.skipped - before
             per_file.append(stats)
             total.merge(stats)

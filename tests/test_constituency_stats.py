@@ -40,3 +40,13 @@ def test_ptb_stats_refusals_and_empty(tmp_path: Path) -> None:
     conllu = tmp_path / "a.conllu"
     conllu.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     assert run("stats", conllu, "--no-clean").returncode == 2
+
+
+def test_a_bare_word_is_bad_input_not_a_tree_without_constituents(tmp_path):
+    path = tmp_path / "bare.mrg"
+    path.write_text("(S (NN a))\n((NN hello))\n(S (NP the (NN cat)))\n")
+    failed = run("stats", path)
+    assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{path}:3: ")
+    skipped = run("stats", path, "--on-error", "skip", "--format", "json")
+    total = json.loads(skipped.stdout)["total"]
+    assert skipped.returncode == 0 and (total["trees"], total["constituents"], total["skipped"]) == (2, 1, 1)

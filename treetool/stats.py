@@ -184,7 +184,9 @@ class ConstituencyStats:
     are not constituents). ``derivable`` counts the trees each constituency
     system derives under its limits (RNNG's open-non-terminal limit,
     Kparser's unary limit); a tree that is a bare preterminal has no
-    constituent and counts for none.
+    constituent and counts for none. Any other tree that is not a
+    constituency tree over tagged words (``(NP the (NN cat))``) raises
+    :class:`GoldTreeError`: counting it would under-count its constituents.
     """
 
     name: str = "total"
@@ -200,14 +202,15 @@ class ConstituencyStats:
     derivable: Counter = field(default_factory=Counter)
 
     def add(self, tree: Any) -> None:
-        from oracles.constituency import CONSTITUENCY_SYSTEMS, GoldTreeError, from_nltk, preorder
+        from oracles.constituency import CONSTITUENCY_SYSTEMS, from_nltk, preorder
+        from oracles.constituency.tree import is_preterminal
 
-        self.trees += 1
-        try:
-            gold = from_nltk(tree)
-        except GoldTreeError:
-            self.words += len(tree.leaves()) if hasattr(tree, "leaves") else 1
+        if is_preterminal(tree):
+            self.trees += 1
+            self.words += 1
             return
+        gold = from_nltk(tree)
+        self.trees += 1
         self.words += gold.end
         depth_of = {id(gold): 1}
         for node in preorder(gold):
