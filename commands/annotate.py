@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -19,8 +19,6 @@ from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.parallel import SentencePool
-from treetool.sentence import Sentence
-from treetool.trees import is_projective
 from treetool.treebank import read_treebank
 
 from .common import (
@@ -30,6 +28,9 @@ from .common import (
 from .constituency_annotate import LossKind, annotate_constituency
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+
+if TYPE_CHECKING:  # numpy comes with these: constituency runs do without
+    from treetool.sentence import Sentence
 
 STEP_FORMATS = ("jsonl", "tsv")
 
@@ -193,6 +194,8 @@ def _cubic_note(sentences: Iterator[tuple[int, Sentence]]) -> Iterator[tuple[int
     defaults stay (no budget, the exact costs), but the user is told why and
     what bounds it.
     """
+    from treetool.trees import is_projective
+
     for position, sentence in sentences:
         yield position, sentence
         if not is_projective(sentence.head_list):

@@ -1,25 +1,52 @@
-"""The ``treetool`` application: registers one thin module per subcommand."""
+"""The ``treetool`` application: one thin module per subcommand, imported when that command runs."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import importlib
+from typing import Annotated, Any, Optional
 
 import typer
+import typer.main
+from typer.core import TyperGroup
+from typer.models import CommandInfo
 
 from treetool import __version__
 
-from .common import TreetoolCommand
-from . import annotate as annotate_module
-from . import coverage as coverage_module
-from . import deprojectivize as deprojectivize_module
-from . import diff as diff_module
-from . import filter as filter_module
-from . import oracle as oracle_module
-from . import projectivize as projectivize_module
-from . import replay as replay_module
-from . import stats as stats_module
-from . import view as view_module
-from .common import run_app
+from .common import TreetoolCommand, run_app
+
+#: The commands in the order ``--help`` lists them: name -> module under ``commands/`` (its function is
+#: ``<name>_command``).  A module is imported only when its command runs (or ``--help`` lists them all): start-up
+#: is a noticeable part of a short run, and the commands' modules import numpy, the oracles, rich...
+COMMANDS = {
+    "projectivize": "projectivize",
+    "deprojectivize": "deprojectivize",
+    "stats": "stats",
+    "filter": "filter",
+    "oracle": "oracle",
+    "replay": "replay",
+    "coverage": "coverage",
+    "annotate": "annotate",
+    "view": "view",
+    "diff": "diff",
+}
+
+
+class LazyCommands(TyperGroup):
+    """The ``treetool`` group: each command is built from its module on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        if cmd_name not in self.commands:
+            module = importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")
+            info = CommandInfo(name=cmd_name, cls=TreetoolCommand, callback=getattr(module, f"{cmd_name}_command"))
+            self.commands[cmd_name] = typer.main.get_command_from_info(
+                info, pretty_exceptions_short=True, rich_markup_mode=None)
+        return self.commands[cmd_name]
+
 
 app = typer.Typer(
     name="treetool",
@@ -28,6 +55,7 @@ app = typer.Typer(
         "projectivization and its inverse.\n\n"
         "Example: treetool stats sample_data/en_sample.conllu"
     ),
+    cls=LazyCommands,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -50,18 +78,6 @@ def main_options(
     ] = None,
 ) -> None:
     """treetool: treebanks in, parser training data out."""
-
-
-app.command("projectivize", cls=TreetoolCommand)(projectivize_module.projectivize_command)
-app.command("deprojectivize", cls=TreetoolCommand)(deprojectivize_module.deprojectivize_command)
-app.command("stats", cls=TreetoolCommand)(stats_module.stats_command)
-app.command("filter", cls=TreetoolCommand)(filter_module.filter_command)
-app.command("oracle", cls=TreetoolCommand)(oracle_module.oracle_command)
-app.command("replay", cls=TreetoolCommand)(replay_module.replay_command)
-app.command("coverage", cls=TreetoolCommand)(coverage_module.coverage_command)
-app.command("annotate", cls=TreetoolCommand)(annotate_module.annotate_command)
-app.command("view", cls=TreetoolCommand)(view_module.view_command)
-app.command("diff", cls=TreetoolCommand)(diff_module.diff_command)
 
 
 def main() -> None:

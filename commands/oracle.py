@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -15,9 +15,7 @@ from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import LANGS, SPELLINGS
-from treetool.parallel import Outcome, SentencePool
 from treetool.report import JsonReportFile
-from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
@@ -25,8 +23,11 @@ from .common import (
     cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
-from .progress import SentenceProgress
-from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, AnySystemOpt, VariantOpt, system_from_options
+from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+
+if TYPE_CHECKING:
+    from treetool.parallel import Outcome
+    from treetool.sentence import Sentence
 
 SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
 #: The comment ``oracle`` writes and ``replay`` reads.
@@ -163,6 +164,11 @@ def oracle_command(
             counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
             report_out.write({"total": counts})
         return
+    # The dependency path's imports (rich, the worker pool) are here: constituency runs skip them.
+    from treetool.parallel import SentencePool
+
+    from .progress import SentenceProgress
+
     if output_format is None:
         output_format = SequenceFormat.conllu
     elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":

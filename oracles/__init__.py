@@ -14,44 +14,77 @@ the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
 (``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
-from .annotate import Explore, Predicted, Static, Step, annotate_sentence
-from .arc_eager import NM_VARIANTS, REDUCE_MODES, ArcEager, NonMonotonicArcEager
-from .arc_hybrid import ArcHybrid
-from .arc_standard import ArcStandard
-from .attardi import MAX_DEGREE, Attardi, canonical_oracle, min_degree
-from .nederhof import NederhofOracle, StrategyRestriction
-from .dynamic import ArcEagerOracle, ArcHybridOracle, NonMonotonicArcEagerOracle, disagreement, exploring_walk
-from .search import (
-    Budget,
-    BudgetExceeded,
-    ExactOracle,
-    ExhaustiveSearch,
-    SearchError,
-    derivable,
-    exact_costs,
-    min_loss,
-    reachable_trees,
-    search_oracle,
-)
-from .swap import SWAP_ORDERS, Swap
-from .tabular_loss import AttardiDegree2Oracle, TabularLoss
-from .system import (
-    SYSTEMS,
-    Action,
-    Configuration,
-    DynamicOracle,
-    IllegalAction,
-    IncompleteDerivation,
-    OracleUnavailable,
-    SystemSpecError,
-    TransitionSystem,
-    format_action,
-    get_system,
-    has_own_static_oracle,
-    load_system,
-    make_system,
-    parse_action,
-)
+import importlib
+from typing import Any
+
+#: Where each name of the package lives: a name is imported from its module on first use (PEP 562), so that
+#: ``import oracles.constituency`` (or any one module) does not load every system, numpy and the searches.
+_HOME = {
+    "Explore": "annotate",
+    "Predicted": "annotate",
+    "Static": "annotate",
+    "Step": "annotate",
+    "annotate_sentence": "annotate",
+    "Action": "system",
+    "ArcEager": "arc_eager",
+    "ArcEagerOracle": "dynamic",
+    "ArcHybrid": "arc_hybrid",
+    "ArcHybridOracle": "dynamic",
+    "ArcStandard": "arc_standard",
+    "Attardi": "attardi",
+    "AttardiDegree2Oracle": "tabular_loss",
+    "Budget": "search",
+    "BudgetExceeded": "search",
+    "Configuration": "system",
+    "DynamicOracle": "system",
+    "ExactOracle": "search",
+    "ExhaustiveSearch": "search",
+    "IllegalAction": "system",
+    "IncompleteDerivation": "system",
+    "MAX_DEGREE": "attardi",
+    "NederhofOracle": "nederhof",
+    "NM_VARIANTS": "arc_eager",
+    "NonMonotonicArcEager": "arc_eager",
+    "NonMonotonicArcEagerOracle": "dynamic",
+    "OracleUnavailable": "system",
+    "REDUCE_MODES": "arc_eager",
+    "SWAP_ORDERS": "swap",
+    "SYSTEMS": "system",
+    "SearchError": "search",
+    "StrategyRestriction": "nederhof",
+    "Swap": "swap",
+    "SystemSpecError": "system",
+    "TabularLoss": "tabular_loss",
+    "TransitionSystem": "system",
+    "canonical_oracle": "attardi",
+    "derivable": "search",
+    "disagreement": "dynamic",
+    "exact_costs": "search",
+    "exploring_walk": "dynamic",
+    "format_action": "system",
+    "get_system": "system",
+    "has_own_static_oracle": "system",
+    "load_system": "system",
+    "make_system": "system",
+    "min_degree": "attardi",
+    "min_loss": "search",
+    "parse_action": "system",
+    "reachable_trees": "search",
+    "search_oracle": "search",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])
+
 
 __all__ = [
     "Explore",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from treetool.trees import is_projective
-
 from .dynamic import ArcHybridOracle
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
 
@@ -114,4 +112,6 @@ class ArcHybrid(TransitionSystem):
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
         """Exact: arc-hybrid derives exactly the projective trees."""
+        from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
+
         return is_projective(gold_heads)

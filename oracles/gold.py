@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from treetool.projectivization.optimal import optimal_projectivize
-
 from treetool.budget import UNLIMITED, Budget
 
 from .search import search_oracle
@@ -75,6 +73,8 @@ def gold_sequence(
         raise NotDerivable(reason)
     if on_unparsable == "skip":
         return GoldSequence(None, tree, reason=reason)
+    from treetool.projectivization.optimal import optimal_projectivize  # numpy: imported only when needed
+
     projective = [int(h) for h in optimal_projectivize(tree, budget=budget)]
     actions = _static_sequence(system, projective, labels, budget)
     if actions is None:

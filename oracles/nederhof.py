@@ -54,7 +54,6 @@ from __future__ import annotations
 from typing import Any, Hashable, NamedTuple, Sequence
 
 from treetool.budget import UNLIMITED
-from treetool.trees import is_projective
 
 from .system import Action, Configuration, OracleUnavailable, as_heads
 
@@ -289,6 +288,8 @@ class NederhofOracle:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+        from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
+
         self.gold = as_heads(gold_heads)
         self.labels = None if gold_labels is None else list(gold_labels)
         self.projective = is_projective(self.gold)

@@ -144,3 +144,20 @@ def test_dependency_input_refused(tmp_path: Path) -> None:
 def test_inapplicable_options_refused(tmp_path: Path, args: list[str]) -> None:
     code, _, err = _oracle(tmp_path, "( (S (NN a)) )\n", *args)
     assert code == 2 and "error" in err and "Traceback" not in err
+
+
+def test_constituency_oracle_does_not_import_numpy_or_nltk(tmp_path: Path) -> None:
+    """Start-up is part of the speed goal (issue 12): a PTB oracle run loads neither numpy nor nltk."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    source = tmp_path / "x.mrg"
+    source.write_text("( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat))) )\n")
+    script = ("import sys; from commands.app import app; app(['oracle', sys.argv[1], '--system', 'in-order', "
+              "'-o', sys.argv[2]], standalone_mode=False); print(sorted({'numpy', 'nltk', 'rich'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script, str(source), str(tmp_path / "out")], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

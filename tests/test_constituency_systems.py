@@ -186,7 +186,8 @@ def _random_tree(rng: random.Random, n: int, labels: str, chain_p: float) -> str
     return nodes[0]
 
 
-@pytest.mark.parametrize("system", [InOrder(), TopDown(max_open_nts=3)], ids=lambda s: s.name)
+@pytest.mark.parametrize("system", [InOrder(), InOrder(max_unary=1), InOrder(max_unary=2), TopDown(max_open_nts=3)],
+                         ids=lambda s: f"{s.name}{s.options() or ''}")
 def test_static_oracle_succeeds_iff_derivable(system) -> None:
     rng = random.Random(12)
     seen = {True: 0, False: 0}

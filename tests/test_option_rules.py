@@ -111,11 +111,24 @@ def test_help_shows_file_metavar(command):
     assert re.search(r"^\s+FILE\.\.\.\s+Treebank files", text, re.M)
 
 
+def test_help_lists_every_command_with_its_summary():
+    """The commands are imported lazily (start-up); ``treetool --help`` still lists each one with its summary."""
+    import importlib
+
+    from commands.app import COMMANDS
+
+    text = run("--help").stdout
+    for name, module in COMMANDS.items():
+        doc = getattr(importlib.import_module(f"commands.{module}"), f"{name}_command").__doc__
+        first_words = " ".join(doc.split()[:3])
+        assert re.search(rf"^  {name} +{re.escape(first_words)}", text, re.M), name
+
+
 def test_readme_documents_exactly_the_commands_that_exist():
     """The README describes what exists: one section per registered command, none for a command that is not there."""
     import typer.main
 
-    registered = set(typer.main.get_command(app).commands)
+    registered = set(typer.main.get_command(app).list_commands(None))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^### `treetool (\w+) (?:FILE\.\.\.|GOLD OTHER)`", readme, re.M))
     assert documented == registered

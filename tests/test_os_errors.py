@@ -113,8 +113,8 @@ def path_parameters() -> set[tuple[str, str]]:
     group = typer.main.get_command(app)
     return {
         (name, param.name)
-        for name, command in group.commands.items()
-        for param in command.params
+        for name in group.list_commands(None)
+        for param in group.get_command(None, name).params
         if param.metavar in PATH_METAVARS
     }
 

@@ -16,15 +16,18 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .formats.conll import OnError, read_conll, to_conllu_bytes, to_conllx_bytes
 from .errors import TreebankError
 from .formats.files import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input, reject_binary
-from .sentence import Sentence
 
-# treetool.formats.ptb is imported only where PTB input or output is used: it imports
-# nltk, whose package import takes 0.5-1 s, which CoNLL jobs should not pay.
+if TYPE_CHECKING:
+    from .formats.conll import OnError
+    from .sentence import Sentence
+
+# Each format's module is imported only where that format is read or written: treetool.formats.conll and
+# treetool.sentence import numpy (0.2-0.3 s), which PTB jobs should not pay, and nltk (0.5-1 s) is for PTB
+# trees only where a caller asks for nltk.Tree nodes.
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -108,6 +111,8 @@ def read_treebank(
             yield from reader(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
             text.detach()
         else:
+            from .formats.conll import read_conll
+
             yield from read_conll(binary, name, resolved, on_error)
 
 
@@ -155,6 +160,8 @@ class TreebankWriter:
         self._out = AtomicOutput(path)
 
     def write(self, item: Any) -> None:
+        from .sentence import Sentence
+
         if isinstance(item, Sentence):
             problem = self._forbidden(item)
             if problem is not None:
@@ -162,6 +169,8 @@ class TreebankWriter:
                     raise problem
                 self._on_error(problem)
                 return
+            from .formats.conll import to_conllu_bytes, to_conllx_bytes
+
             if self.format == item.format:
                 self._out.write(item.to_bytes())
             elif self.format == "conllx":

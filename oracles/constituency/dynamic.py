@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .exact_loss import ExactLoss
 from .gold_index import GoldIndex
 from .paper_loss import PaperCosts, paper_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
@@ -75,7 +74,11 @@ class ConstituencyOracle:
             raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
         self.gold = GoldIndex(gold, system)
-        self._exact = ExactLoss(self.gold)
+        self._exact = None
+        if loss == "exact":  # its tables (numpy) are built for that loss only: a tenth of a paper walk's time
+            from .exact_loss import ExactLoss
+
+            self._exact = ExactLoss(self.gold)
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
         self.max_length = max_length
         self._memo: dict = {}

@@ -105,20 +105,26 @@ class InOrder(ConstituencySystem):
         """
         actions: list[str] = []
         todo: list[Node | int | str] = [gold]
+        # Only Kparser's unary counter can refuse a Figure 5 sequence, and it reaches max_unary only along
+        # max_unary nested one-child nodes: without such a chain the check is skipped (most trees).
+        chained = self.max_unary < 1
         while todo:
             entry = todo.pop()
             if type(entry) is Node:
+                children = entry.children
+                if len(children) == 1 and not chained:
+                    chained = _unary_chain(entry, self.max_unary) >= self.max_unary
                 todo.append("REDUCE")
-                for child in reversed(entry.children[1:]):
+                for child in reversed(children[1:]):
                     todo.append(child)
                 todo.append(f"PJ({entry.label})")
-                todo.append(entry.children[0])
+                todo.append(children[0])
             elif type(entry) is int:
                 actions.append("SHIFT")
             else:
                 actions.append(entry)
         actions.append("TERM")
-        return actions if self.kparser_allows(actions, gold.end) else None
+        return actions if not chained or self.kparser_allows(actions, gold.end) else None
 
     def kparser_allows(self, actions: list[str], n: int) -> bool:
         """True when Kparser's rules allow ``actions`` on ``n`` words.
@@ -156,3 +162,12 @@ class InOrder(ConstituencySystem):
 
     def options(self) -> dict[str, int]:
         return {} if self.max_unary == KPARSER_MAX_UNARY else {"max_unary": self.max_unary}
+
+
+def _unary_chain(node: Node, limit: int) -> int:
+    """How many nested one-child nodes start at ``node`` (counted up to ``limit``): Kparser's unary counter's reach."""
+    length = 0
+    while type(node) is Node and len(node.children) == 1 and length < limit:
+        length += 1
+        node = node.children[0]
+    return length

@@ -273,17 +273,19 @@ class PaperCosts:
         """
         total = 0
         opened = self.stack.opened
-        if self.in_order:
+        if self.in_order:  # the stack conditions first: they fail for most crossing constituents
             starts, adjacent = self.stack.starts, self.stack.adjacent
             for span, count, _, key_m, adjacency, l in crossing:
-                left = count - made.get(span, 0) - (span == extra)
-                if left > 0 and l <= limit and l in starts and (not opened.get(key_m) or adjacency in adjacent):
-                    total += left
+                if l <= limit and l in starts and (not opened.get(key_m) or adjacency in adjacent):
+                    left = count - made.get(span, 0) - (span == extra)
+                    if left > 0:
+                        total += left
         else:
             for span, count, key_l, _, _, _ in crossing:
-                left = count - made.get(span, 0) - (span == extra)
-                if left > 0 and opened.get(key_l):
-                    total += left
+                if opened.get(key_l):
+                    left = count - made.get(span, 0) - (span == extra)
+                    if left > 0:
+                        total += left
         return total
 
 

@@ -302,6 +302,10 @@ def _parse(
     raw_lines: list[str] = []
     stripped: dict[str, str] = {}
     lineno = 0
+    # Bracket nodes are filled in place: the children list of an open bracket is the node itself (no copy, no
+    # Python __init__ per node), its label set when it closes. Other node types are built from the list.
+    light = node is Bracket
+    new_children = Bracket.__new__ if light else None
 
     def report(message: str, line: int, raw: str | None = None) -> None:
         error = TreebankError(message, filename=filename, line=line, raw=raw)
@@ -321,7 +325,7 @@ def _parse(
         else:
             tokens = text.split()
         for tok in tokens:
-            if mode != _NORMAL:
+            if mode:  # not _NORMAL
                 if mode == _SKIP_TO_TOP:
                     if tok != "(":
                         continue
@@ -359,7 +363,7 @@ def _parse(
                     stack.clear()
                     mode = _SKIP_TREE
                     continue
-                stack.append([None, [], lineno, False])
+                stack.append([None, new_children(Bracket) if light else [], lineno, False])
             elif tok == ")":
                 if not stack:
                     report("unbalanced brackets: extra ')'", lineno)
@@ -396,7 +400,11 @@ def _parse(
                     if new_label is None:
                         new_label = stripped[label] = strip_label(label)
                     label = new_label
-                tree = node(label, children)
+                if light:
+                    children._label = label
+                    tree = children
+                else:
+                    tree = node(label, children)
                 if stack:
                     stack[-1][1].append(tree)
                 else:
