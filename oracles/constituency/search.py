@@ -14,7 +14,12 @@ minus the loss before it.
 
 Both systems are acyclic (every action but ``NT``/``PJ`` consumes a word or an
 open non-terminal, and their limits bound the rest), so plain memoised
-depth-first search terminates; ``max_states`` bounds the work.
+depth-first search terminates; ``max_states`` bounds the work. The memo of
+:func:`min_loss` is keyed on what the future reads (:class:`_Futures`
+argues each reduction; tests check them against an unreduced search): a
+5-word in-order tree from the initial configuration takes 736 keys and
+0.05 s CPU (keyed on the stack's spans: 314k and 18 s), 6 words 2,300 keys
+and 0.2 s (before: stopped after 5 min CPU and 3 GB).
 """
 
 from __future__ import annotations
