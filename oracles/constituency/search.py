@@ -180,28 +180,26 @@ class _Futures:
         if self.kind == "NT":
             starts = [item.position for item in stack if type(item) is Open]
             shape: tuple = (bool(stack), bool(stack) and type(stack[-1]) is Open)
+            live = set(starts)
         else:
             starts = [span_of(stack[k - 1])[0] for k, item in enumerate(stack) if type(item) is Open]
             shape = self._in_order_top(stack, bool(starts))
+            live = set(starts) if not shape or shape[0] == "open" else {*starts, shape[0]}
         opens = tuple((self._label(item.label, start, b, made), start)
                       for item, start in zip((item for item in stack if type(item) is Open), starts))
-        live = set(starts)
-        if shape and shape[0] != "open" and self.kind == "PJ":
-            live.add(shape[0])
         kept = tuple(sorted((span, count) for span, count in made.items() if span[1] in live))
         return opens, shape, b, config.finished, kept
 
     @staticmethod
     def _in_order_top(stack: tuple, has_open: bool) -> tuple:
-        """The top item's start and chain count (the first child's count under an open top); TERM's shape."""
+        """``("open", first child's chain)`` under an open top, else the top item's (start, chain, TERM shape)."""
         if not stack:
             return ()
         top = stack[-1]
         if type(top) is Open:
             below = stack[-2]
             return ("open", below.unary if type(below) is Built else 0)
-        start = span_of(top)[0]
-        return (start, top.unary if type(top) is Built else 0, not has_open and type(top) is Built)
+        return (span_of(top)[0], top.unary if type(top) is Built else 0, not has_open and type(top) is Built)
 
     def _label(self, label: str, start: int, b: int, made: Counter) -> str:
         """``label``, or ``*`` when no gold copy ``(label, start, e >= b)`` can still be matched (reduction 3)."""
@@ -231,7 +229,7 @@ def min_loss(
     """
     labels = gold_labels(gold) if labels is None else list(labels)
     memo = {} if memo is None else memo
-    futures = memo.get(_Futures)
+    futures = memo.get(_Futures)  # the memo also keeps the tree's key maker, under the class itself
     if futures is None:
         futures = memo[_Futures] = _Futures(system, gold)
     counter = _Counter(max_states)
