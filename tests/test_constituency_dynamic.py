@@ -12,7 +12,7 @@ search). Exploring paths are chosen by the search alone (error rates 0.1 and
 0.3). Verified here: every configuration on those paths, loss and every
 legal action's cost, over every derivable sample tree of up to 6 words
 (in-order 2,092 configurations, top-down 1,498) and 24 seeded random trees
-of 1-6 words per system; about 28 s CPU for the module (2026-11-23).
+of 1-6 words per system; 28-37 s CPU for the module (2026-11-23, loaded machine).
 ``benchmarks/constituency_exactness.py`` runs the same checks with more
 random trees, other error rates and other open limits, and prints a table.
 """
