@@ -9,6 +9,7 @@ exactly those.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import pytest
@@ -17,7 +18,7 @@ from nltk import Tree
 from oracles.constituency import (
     Configuration, IllegalAction, InOrder, Node, TopDown, from_nltk, get_constituency_system, postorder,
 )
-from oracles.constituency.search import derivable, exact_costs, min_loss, reachable_trees
+from oracles.constituency.search import derivable, exact_costs, hamming, min_loss, reachable_trees, successors
 from oracles.constituency.tree import GoldTreeError
 from treetool.formats.ptb import read_ptb_file
 
@@ -209,6 +210,48 @@ def test_min_loss_hand_checked() -> None:
     assert min_loss(system, after, node, ["S", "A", "B"]) == 1
     costs = exact_costs(system, system.run(["SHIFT"], 2), node, ["S", "A", "B"])
     assert costs["PJ(A)"] == 0 and costs["PJ(B)"] == 1 and "REDUCE" not in costs
+
+
+def _unreduced_losses(system, tree: Node, labels: list[str]) -> dict:
+    """Every reachable configuration's loss by plain recursion on whole configurations (no memo reduction):
+    the smallest Hamming distance between the gold spans and a reachable final configuration's."""
+    spans = postorder(tree)
+    losses: dict = {}
+
+    def visit(config: Configuration) -> float:
+        if config not in losses:
+            here = [hamming(config.built, spans)] if system.is_final(config) else []
+            losses[config] = min(here + [visit(nxt) for _, nxt in successors(system, config, labels)],
+                                 default=math.inf)
+        return losses[config]
+
+    visit(system.initial(tree.end))
+    return losses
+
+
+REDUCTION_CASES = [  # (system, trees): small enough for the unreduced search; duplicates, unaries, both labels
+    (TopDown(max_open_nts=1), ["(A (A (T a) (T b)))", "(A (B (T a) (T b)) (B (T c) (T d)))",
+                               "(A (B (T a)) (A (T b) (T c)) (T d))"]),
+    (TopDown(max_open_nts=2), ["(A (B (B (T a))) (T b))", "(A (T a) (A (T b) (T c)))"]),
+    (InOrder(max_unary=0), ["(A (B (T a) (T b)) (T c))", "(A (T a) (B (T b) (T c)))"]),
+    (InOrder(max_unary=1), ["(A (B (T a)) (T b))", "(A (B (B (T a)) (T b)))", "(A (A (T a) (T b)) (T c))"]),
+    (InOrder(), ["(A (A (T a)))", "(B (A (A (T a))))"]),
+]
+
+
+@pytest.mark.parametrize("system,trees", REDUCTION_CASES, ids=lambda x: getattr(x, "name", None))
+def test_min_loss_reductions_equal_unreduced_search(system, trees) -> None:
+    """min_loss (memo keys reduced, search.py _Futures) = the unreduced search, on every reachable configuration,
+    asked in a random order with one memo per tree (reductions that merge unequal futures would show)."""
+    for text in trees:
+        tree = gold(text)
+        labels = sorted({label for label, _, _ in postorder(tree)}) + ["Z"]
+        losses = _unreduced_losses(system, tree, labels)
+        configs = list(losses)
+        random.Random(text).shuffle(configs)
+        memo: dict = {}
+        for config in configs:
+            assert min_loss(system, config, tree, labels, None, memo) == losses[config], (text, config)
 
 
 def test_named_systems() -> None:
