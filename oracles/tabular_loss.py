@@ -86,12 +86,12 @@ from treetool.budget import UNLIMITED
 from .attardi import bottom_up_run
 from .system import Action, Configuration, as_heads
 
-__all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS"]
+__all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS", "ANY_FIRST"]
 
 FIRST_ACTIONS = ("SH", "LA", "RA", "LA2", "RA2")
 _SHIFT, _LA, _RA, _LA2, _RA2 = FIRST_ACTIONS
 _NONE = None  # tag of the one item that ends exactly in c (no transition after c yet)
-_ANY = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
+ANY_FIRST = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
 _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1)
 
 
@@ -213,9 +213,9 @@ class TabularLoss:
         first transition missing from the answer has a value above its bound.
         ``merged``: the caller only asks whether any first transition is
         within ``max(bounds.values())`` (the loss of a configuration, not of
-        its successors); every item then carries the one tag ``_ANY``, so a
+        its successors); every item then carries the one tag ``ANY_FIRST``, so a
         stack cell holds up to five times fewer items, and the answer is
-        ``{_ANY: value}`` or empty.
+        ``{ANY_FIRST: value}`` or empty.
         The stack cells are filled by loops from the top of the stack down
         (T[i, ·] needs T[i+1, ·] and T[i, k < j]), so their depth is not limited.
         """
@@ -226,8 +226,8 @@ class TabularLoss:
         up, free = self._gh, self._free
         full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
         full[_NONE] = max(bounds.values())
-        first = _ANY if merged else _NONE  # the tag of the item that ends in c
-        full[_ANY] = full[_NONE]
+        first = ANY_FIRST if merged else _NONE  # the tag of the item that ends in c
+        full[ANY_FIRST] = full[_NONE]
         shift = first or _SHIFT
         below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
         for i in range(ell - 1, -1, -1):
@@ -690,7 +690,7 @@ class AttardiDegree2Oracle:
             gamma = list(stack) + loss.reduced_buffer(stack, b0)
             orphans = loss.orphans(stack, b0)
             while low < high and not loss.first_action_losses(stack, gamma,
-                                                              {_ANY: low - orphans}, merged=True):
+                                                              {ANY_FIRST: low - orphans}, merged=True):
                 low += 1
             known = low
             self._remember(key, known)
