@@ -413,11 +413,11 @@ class TabularLoss:
             if self._ready(*cell) is not None:
                 pending.pop()
                 continue
-            missing = self._missing_parts(*cell)
+            splits, missing = self._parts(*cell)
             if missing:
                 pending.extend(missing)
                 continue
-            self._store(*cell, self._combine_buffer_cell(*cell))
+            self._store(*cell, self._combine_buffer_cell(*cell, splits))
             pending.pop()
         return self._ready(k, j, h1, cap)
 
@@ -445,46 +445,48 @@ class TabularLoss:
         self._cells_of_gamma[(k, j, h1)] = known
         return known
 
-    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
-        """The cells ``(k, j, h1, cap)`` that T[k, j] with ``h1`` below combines and that are not built yet.
+    def _parts(self, k: int, j: int, h1: int, cap: int) -> tuple[list[tuple[list, dict[int, list]]], list[tuple]]:
+        """The parts T[k, j] with ``h1`` below combines: ``(splits, missing)``, one pass over the splits m.
 
-        A right part only needs the cap less the smallest value of the left
-        items it follows (:meth:`_combine_buffer_cell`).
+        ``splits``: per m, the items of T[k, m] with h1 below and, per top h3
+        of theirs, the items of T[m, j] with h3 below; ``missing``: the cells
+        ``(k, j, h1, cap)`` of those not built yet (then ``splits`` is not
+        complete). A right part only needs the cap less the smallest value
+        of the left items it follows: every result keeps that right part's
+        right orphans (:meth:`_right_orphans`), words still to be attached.
         """
-        missing = []
+        splits, missing = [], []
         for m in range(k + 1, j):
             left = self._ready(k, m, h1, cap)
             if left is None:
                 missing.append((k, m, h1, cap))
                 continue
-            seen = set()
+            rights: dict[int, list[tuple[int, int, int, int]]] = {}
             for v1, _, h3, _ in left:
                 if v1 > cap:
                     break
-                if h3 not in seen:  # left is cheapest first: the first v1 of each h3 is its smallest
-                    seen.add(h3)
-                    if self._ready(m, j, h3, cap - v1) is None:
+                if h3 not in rights:  # left is cheapest first: the first v1 of each h3 is its smallest
+                    right = rights[h3] = self._ready(m, j, h3, cap - v1)
+                    if right is None:
                         missing.append((m, j, h3, cap - v1))
-        return missing
+            splits.append((left, rights))
+        return splits, missing
 
-    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
-        """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
+    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int,
+                             splits: list[tuple[list, dict[int, list]]]) -> list[tuple[int, int, int, int]]:
+        """Algorithm 1's lines 10-12 for a buffer cell: every split and pair of items (:meth:`_parts`), 4 reductions."""
         self.budget.check()
         gh, free = self._gh, self._free
         total, beyond = self._right_orphans(k, j, h1)
         cell: dict[tuple[int, int], int] = {}
         get = cell.get
-        for m in range(k + 1, j):
-            right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
-            for v1, h2, h3, _ in self._ready(k, m, h1, cap):
+        for left, rights in splits:
+            for v1, h2, h3, _ in left:
                 if v1 > cap:
                     break
                 wrong_h2 = 1 - free[h2] if h2 else None  # la2 onto h2 when h5 is not its gold head
                 room = cap - total + beyond.get(h2, 0)
-                right = right_parts.get(h3)
-                if right is None:  # the smallest v1 of this h3 (_missing_parts)
-                    right = right_parts[h3] = self._ready(m, j, h3, cap - v1)
-                for v2, h4, h5, live_beyond in right:
+                for v2, h4, h5, live_beyond in rights[h3]:
                     v = v1 + v2
                     if v > cap:
                         break
