@@ -110,6 +110,7 @@ class TabularLoss:
         self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int, int]]]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
+        self._crossing: list[int] | None = None
 
     # ------------------------------------------------------------------ §5.2
     def reduced_buffer(self, stack: Sequence[int], b0: int) -> list[int]:
@@ -322,17 +323,43 @@ class TabularLoss:
         return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
             sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
-    def greedy_future(self, stack: Sequence[int], b0: int) -> int:
-        """An upper bound on the future loss of (stack, b0..n), O(n): the better of two greedy computations.
+    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
+        """An upper bound on the future loss of (stack, b0..n), O(n) each: the best of a few greedy computations.
 
         The canonical greedy alone (Cohen et al. 2012) was loose by 1-7 arcs on
         the underivable Greek-GDT sentences of issue 11, and each arc of slack
-        costs the branch and bound one more table (module doc); the two
-        variants of :meth:`_greedy_wrong_arcs` are exact there in most cases.
+        costs the branch and bound one more table (module doc). The variants
+        of :meth:`_greedy_wrong_arcs`: without and with ``buried``, then (up
+        to 4, nearest b0 first) each sacrificing one unattached word of a
+        crossing gold arc, until one reaches ``floor`` (a lower bound).
         """
-        return min(self._greedy_wrong_arcs(stack, b0, False), self._greedy_wrong_arcs(stack, b0, True))
+        best = min(self._greedy_wrong_arcs(stack, b0, False), self._greedy_wrong_arcs(stack, b0, True))
+        if best > floor:
+            live = set(stack)
+            candidates = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
+            for _, x in candidates[:4]:
+                best = min(best, self._greedy_wrong_arcs(stack, b0, True, x))
+                if best <= floor:
+                    break
+        return best
 
-    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool) -> int:
+    def _crossing_words(self) -> list[int]:
+        """The words whose gold arc crosses another gold arc (computed once per sentence)."""
+        if self._crossing is None:
+            heads, n = self.heads, self.n
+            far_right, far_left = list(range(n + 1)), list(range(n + 1))  # per word: its arcs' other ends
+            for d in range(1, n + 1):
+                h = heads[d]
+                far_right[d], far_left[d] = max(far_right[d], h), min(far_left[d], h)
+                far_right[h], far_left[h] = max(far_right[h], d), min(far_left[h], d)
+            self._crossing = []
+            for d in range(1, n + 1):
+                low, high = min(d, heads[d]), max(d, heads[d])
+                if high - low > 1 and (max(far_right[low + 1:high]) > high or min(far_left[low + 1:high]) < low):
+                    self._crossing.append(d)
+        return self._crossing
+
+    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool, sacrifice: int = -1) -> int:
         """Wrong arcs of one computation from (stack, b0..n), O(n).
 
         Reduce when a reduction builds a gold arc whose dependent has no gold
@@ -342,7 +369,9 @@ class TabularLoss:
         there until the buffer is empty it makes the words above it wrong too.
         With ``buried``, likewise to a complete s0 whose gold head is below
         s2 (waiting for the words between to go may bury the rest of the
-        sentence under it). Else shift; else attach s0 to s1.
+        sentence under it), and to ``sacrifice`` when it is a complete s0
+        whose gold head is still in the buffer (of two crossing arcs beyond
+        degree 2, one word must lose). Else shift; else attach s0 to s1.
         """
         heads, n = self.heads, self.n
         stack = list(stack)
@@ -371,8 +400,9 @@ class TabularLoss:
                     for pos in range(top, max(top - 2, 1) - 1, -1):  # s0, s1, s2 (not the root)
                         x = stack[pos]
                         h = heads[x]
-                        if not pending[x] and (h < b0 and not on_stack[h] or buried and pos == top and on_stack[h]
-                                               and h != stack[top - 1] and (top < 2 or h != stack[top - 2])):
+                        if not pending[x] and (h < b0 and not on_stack[h] or pos == top and (
+                                buried and on_stack[h] and h != stack[top - 1] and (top < 2 or h != stack[top - 2])
+                                or x == sacrifice and h >= b0)):
                             dep = stack.pop(pos)
                             wrong += 1
                             break
@@ -633,7 +663,8 @@ class AttardiDegree2Oracle:
                 answers[kind] = arc + known
                 continue
             after_orphans = loss.orphans(after_stack, after_b0)
-            low, high = max(arc + after_orphans, floor), arc + loss.greedy_future(after_stack, after_b0)
+            low = max(arc + after_orphans, floor)
+            high = arc + loss.greedy_future(after_stack, after_b0, low - arc)
             if low == high:
                 answers[kind] = low
             elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):

@@ -238,6 +238,12 @@ def test_the_greedy_bound_gives_complete_words_without_their_gold_head_a_wrong_h
     loss = TabularLoss(heads)
     assert loss.orphans(config.stack, 5) == 0
     assert loss.greedy_future(config.stack, 5) == _future_loss(search, heads, config) == 1
+    # 3 <- 6 crosses 2 <- 4 and 4 <- 1 beyond degree 2: when 6 comes, 4 and 5 (its head's ancestors) sit between 3
+    # and 6. Waiting buries 7 <- 1 under them (2 wrong); giving 3 a wrong head when it is s0 costs 1, the loss.
+    heads = [-1, 0, 4, 6, 1, 4, 5, 1]
+    loss = TabularLoss(heads)
+    assert SYSTEM.exact_oracle(heads).search.loss(SYSTEM.initial(7)) == loss.greedy_future((0,), 1) == 1
+    assert sorted(loss._crossing_words()) == [2, 3, 4]
 
 
 def test_a_bounded_table_finds_exactly_the_actions_within_its_bound():
