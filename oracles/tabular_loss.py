@@ -47,7 +47,8 @@ are built:
   bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
   was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
   is a successor seen before (no action goes below it), and an upper bound
-  (δ(a) plus a greedy completion, :meth:`TabularLoss.greedy_future`). When
+  (δ(a) plus the best of a few greedy completions,
+  :meth:`TabularLoss.greedy_future`). When
   they meet, no table is built; on Greek-GDT that settles most actions.
 * The other actions share c's table: each item that contains c is tagged
   with the first transition taken after c, so min over the items with tag a
@@ -65,6 +66,9 @@ are built:
   of the span, :meth:`TabularLoss._right_orphans`). The bound is admissible,
   so the sub-items of an optimal computation are never dropped and the
   answer is exact; the small bounds come first because they prune the most.
+  A table for a successor's own loss needs no tags (``merged``), and a
+  stack cell forms no pair that its bound already rules out (``slack`` of
+  :meth:`TabularLoss._rest_terms`; right parts only for the bound left).
 * Cells entirely in the reduced buffer do not depend on the stack except
   through ``h1``; they are memoised per sentence on (nodes, h1, which nodes
   are orphans) with the bound they were built for, so successive
@@ -287,7 +291,7 @@ class TabularLoss:
                 gh[x], free[x] = -3, 1
         self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
 
-    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
+    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int], int]:
         """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
 
         After an item ``[h1, h2 h3]`` of T[i, j] the live nodes are
@@ -297,6 +301,11 @@ class TabularLoss:
         completion (orphans of γ excepted, :meth:`_set_gamma`): their number is
         ``base + adj[h2] + adj[h3]``, less one for
         each of h2, h3 whose gold head is the other (subtracted by the caller).
+        Third: ``slack``, the most those adj and mutual terms can take off
+        (an adj term is at least minus the outside words the node heads, and
+        one is subtracted only when the other adj term counted it), so an item
+        of value v > limit + slack is dropped whatever it reduces to: the
+        table does not form such pairs.
         """
         gamma, gh = self._gamma, self._gh
         outside = set(gamma[:max(i - 1, 0)])
