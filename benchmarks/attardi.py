@@ -8,9 +8,13 @@ the sentence length and against |γ| = stack + reduced buffer, with the share
 of the time spent in the buffer reduction (§5.2) versus the tables
 (Algorithm 1). CPU time (``time.process_time``); the load average is printed
 because the machine is shared. A sentence whose walk exceeds
-``--max-seconds`` is counted as skipped, as ``annotate`` would.
+``--max-seconds`` is counted as skipped, as ``annotate`` would (``annotate``'s
+budget is wall-clock time; here, as there, the walk stops at the deadline).
+``--slowest N`` lists the N sentences with the most CPU time; ``--every K``
+walks every K-th sentence only; ``--seed`` is ``annotate --seed``.
 
-    python benchmarks/attardi.py [--file PATH] [--limit N] [--max-words N] [--max-seconds S]
+    python benchmarks/attardi.py [--file PATH] [--limit N] [--every K] [--max-words N] [--max-seconds S]
+                                 [--seed S] [--slowest N]
 """
 
 from __future__ import annotations
@@ -54,10 +58,10 @@ class Timed:
     def _wrap(self, stage, original):
         seconds = self.seconds
 
-        def timed(*args):
+        def timed(*args, **options):
             start = time.process_time()
             try:
-                return original(*args)
+                return original(*args, **options)
             finally:
                 seconds[stage] += time.process_time() - start
 
@@ -75,22 +79,28 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N sentences only")
     parser.add_argument("--max-words", type=int, default=None, help="skip longer sentences")
     parser.add_argument("--max-seconds", type=float, default=10.0)
+    parser.add_argument("--every", type=int, default=1, help="every K-th sentence only")
+    parser.add_argument("--seed", type=int, default=1, help="annotate --seed")
+    parser.add_argument("--slowest", type=int, default=5, help="list the N sentences with the most CPU time")
     args = parser.parse_args()
     system = get_system("attardi", degree=2)
     timer = Timed()
     timer.install()
     by_length, by_gamma = defaultdict(lambda: [0.0, 0]), defaultdict(lambda: [0.0, 0])
     skipped = sentences = steps = 0
+    per_sentence: list[tuple[float, str, int, bool]] = []  # CPU s, id, words, skipped
     started, load = time.process_time(), os.getloadavg()
     for position, sentence in enumerate(read_treebank(args.file), 1):
         if args.limit is not None and position > args.limit:
             break
-        if args.max_words is not None and sentence.n_words > args.max_words:
+        if (position - 1) % args.every or args.max_words is not None and sentence.n_words > args.max_words:
             continue
         sentences += 1
-        walk = annotate_sentence(system, sentence.head_list, policy=Explore(0.1, 0), position=position,
+        sentence_start = time.process_time()
+        walk = annotate_sentence(system, sentence.head_list, policy=Explore(0.1, args.seed), position=position,
                                  max_seconds=args.max_seconds)
         loss = TabularLoss(sentence.head_list)
+        timed_out = False
         try:
             before = time.process_time()
             for step in walk:
@@ -104,6 +114,9 @@ def main() -> None:
                 before = time.process_time()
         except SentenceTimeout:
             skipped += 1
+            timed_out = True
+        per_sentence.append((time.process_time() - sentence_start, sentence.identifier(position), sentence.n_words,
+                             timed_out))
     total = time.process_time() - started
     print(f"{args.file}: {sentences} sentences, {steps} steps, {skipped} skipped at --max-seconds "
           f"{args.max_seconds:g}; CPU {total:.1f} s; load average at start {load[0]:.2f}, at end "
@@ -114,6 +127,9 @@ def main() -> None:
         for key in sorted(table, key=lambda k: int(k.split("-")[0])):
             seconds, count = table[key]
             print(f"| {key} | {count} | {1000 * seconds / count:.2f} |")
+    print(f"\n| slowest sentences | words | CPU s |\n|---|---|---|")
+    for seconds, name, words, timed_out in sorted(per_sentence, reverse=True)[:args.slowest]:
+        print(f"| {name}{' (skipped)' if timed_out else ''} | {words} | {seconds:.2f} |")
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ are built:
   bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
   was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
   is a successor seen before (no action goes below it), and an upper bound
-  (δ(a) plus a greedy completion, :meth:`TabularLoss.greedy_future`). When
+  (δ(a) plus the best of a few greedy completions,
+  :meth:`TabularLoss.greedy_future`). When
   they meet, no table is built; on Greek-GDT that settles most actions.
 * The other actions share c's table: each item that contains c is tagged
   with the first transition taken after c, so min over the items with tag a
@@ -65,6 +66,9 @@ are built:
   of the span, :meth:`TabularLoss._right_orphans`). The bound is admissible,
   so the sub-items of an optimal computation are never dropped and the
   answer is exact; the small bounds come first because they prune the most.
+  A table for a successor's own loss needs no tags (``merged``), and a
+  stack cell forms no pair that its bound already rules out (``slack`` of
+  :meth:`TabularLoss._rest_terms`; right parts only for the bound left).
 * Cells entirely in the reduced buffer do not depend on the stack except
   through ``h1``; they are memoised per sentence on (nodes, h1, which nodes
   are orphans) with the bound they were built for, so successive
@@ -86,11 +90,12 @@ from treetool.budget import UNLIMITED
 from .attardi import bottom_up_run
 from .system import Action, Configuration, as_heads
 
-__all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS"]
+__all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS", "ANY_FIRST"]
 
 FIRST_ACTIONS = ("SH", "LA", "RA", "LA2", "RA2")
 _SHIFT, _LA, _RA, _LA2, _RA2 = FIRST_ACTIONS
 _NONE = None  # tag of the one item that ends exactly in c (no transition after c yet)
+ANY_FIRST = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
 _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1)
 
 
@@ -109,6 +114,7 @@ class TabularLoss:
         self._buffer_cells: dict[tuple, tuple[int, list[tuple[int, int, int, int]]]] = {}
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
+        self._crossing: list[int] | None = None
 
     # ------------------------------------------------------------------ §5.2
     def reduced_buffer(self, stack: Sequence[int], b0: int) -> list[int]:
@@ -201,7 +207,7 @@ class TabularLoss:
 
     # ------------------------------------------------------------------ §5.3
     def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int],
-                            bounds: dict[str, int]) -> dict[str, int]:
+                            bounds: dict[str, int], merged: bool = False) -> dict[str, int]:
         """Smallest number of wrong future arcs, per first transition after c, over γ = stack + reduced buffer.
 
         Algorithm 1 with tags (module doc), for the first transitions in
@@ -210,6 +216,11 @@ class TabularLoss:
         completion still adds exceeds ``bounds[a]`` (branch and bound, exact:
         the sub-items of an optimal computation never exceed its value). A
         first transition missing from the answer has a value above its bound.
+        ``merged``: the caller only asks whether any first transition is
+        within ``max(bounds.values())`` (the loss of a configuration, not of
+        its successors); every item then carries the one tag ``ANY_FIRST``, so a
+        stack cell holds up to five times fewer items, and the answer is
+        ``{ANY_FIRST: value}`` or empty.
         The stack cells are filled by loops from the top of the stack down
         (T[i, ·] needs T[i+1, ·] and T[i, k < j]), so their depth is not limited.
         """
@@ -220,33 +231,37 @@ class TabularLoss:
         up, free = self._gh, self._free
         full: dict[Any, int] = {tag: bounds.get(tag, -1) for tag in FIRST_ACTIONS}
         full[_NONE] = max(bounds.values())
+        first = ANY_FIRST if merged else _NONE  # the tag of the item that ends in c
+        full[ANY_FIRST] = full[_NONE]
+        shift = first or _SHIFT
         below: list[list[tuple[int, int, int, Any]]] = []  # T[i + 1, ·], indexed by j - ell
         for i in range(ell - 1, -1, -1):
             h1 = gamma[i - 1] if i else _BOTTOM
             row: list[list[tuple[int, int, int, Any]]] = []
             for j in range(ell, g + 1):
                 self.budget.check()
-                base, adj = self._rest_terms(i, j)
+                base, adj, slack = self._rest_terms(i, j)
                 limits = {tag: b - base for tag, b in full.items()}
+                reach = {tag: b + slack for tag, b in limits.items()}  # v above reach[tag]: no reduction is kept
                 cell: dict[tuple[int, int, Any], int] = {}
                 if i == ell - 1 and j == ell:
-                    cell[(h1, gamma[i], _NONE)] = 0
+                    cell[(h1, gamma[i], first)] = 0
                 elif i + 1 < ell:  # shift γ[i] onto h1, then an item with γ[i] below (split k = i + 1)
                     for v, h4, h5, tag in below[j - ell]:
-                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, tag)
-                elif full[_SHIFT] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
-                    for v, h4, h5, _ in self._buffer_cell(ell, j, gamma[i], full[_NONE]):
-                        if v > full[_SHIFT]:
+                        if v <= reach[tag]:
+                            _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, tag)
+                elif full[shift] >= 0:  # i = ℓ - 1: the shift of γ[i] ends in c, the next transition is a shift
+                    for v, h4, h5, _ in self._buffer_cell(ell, j, gamma[i], full[shift]):
+                        if v > reach[shift]:
                             break
-                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, _SHIFT)
+                        _reduce_tagged(cell, up, free, adj, limits, h1, h4, h5, v, shift)
                 for k in range(max(i + 2, ell), j):
-                    right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
-                    for v1, h2, h3, tag in row[k - ell]:
-                        room = full[tag] - v1
-                        right = right_parts.get(h3)
-                        if right is None:
-                            right = right_parts[h3] = self._buffer_cell(k, j, h3, full[_NONE])
-                        for v2, h4, h5, _ in right:
+                    left = [(v1, h2, h3, tag, min(reach[tag], full[tag]) - v1) for v1, h2, h3, tag in row[k - ell]]
+                    right_parts = {h3: self._buffer_cell(k, j, h3, cap) for h3, cap in _right_caps(left, full).items()}
+                    for v1, h2, h3, tag, room in left:
+                        if room < 0:
+                            continue
+                        for v2, h4, h5, _ in right_parts[h3]:
                             if v2 > room:
                                 break
                             _reduce_tagged(cell, up, free, adj, limits, h2, h4, h5, v1 + v2, tag)
@@ -276,7 +291,7 @@ class TabularLoss:
                 gh[x], free[x] = -3, 1
         self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
 
-    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int]]:
+    def _rest_terms(self, i: int, j: int) -> tuple[int, dict[int, int], int]:
         """A lower bound on the wrong arcs still to come after an item of T[i, j], as ``base + adj[h2] + adj[h3]``.
 
         After an item ``[h1, h2 h3]`` of T[i, j] the live nodes are
@@ -286,6 +301,11 @@ class TabularLoss:
         completion (orphans of γ excepted, :meth:`_set_gamma`): their number is
         ``base + adj[h2] + adj[h3]``, less one for
         each of h2, h3 whose gold head is the other (subtracted by the caller).
+        Third: ``slack``, the most those adj and mutual terms can take off
+        (an adj term is at least minus the outside words the node heads, and
+        one is subtracted only when the other adj term counted it), so an item
+        of value v > limit + slack is dropped whatever it reduces to: the
+        table does not form such pairs.
         """
         gamma, gh = self._gamma, self._gh
         outside = set(gamma[:max(i - 1, 0)])
@@ -298,9 +318,12 @@ class TabularLoss:
                 base += 1
                 headed[h] = headed.get(h, 0) + 1
         adj = {_BOTTOM: 0}
+        most = [0, 0]
         for h in gamma[max(i - 1, 0):j]:
             adj[h] = (gh[h] >= 0 and gh[h] not in outside) - headed.get(h, 0)
-        return base, adj
+            most.append(headed.get(h, 0))
+        most.sort()
+        return base, adj, most[-1] + most[-2]
 
     def orphans(self, stack: Sequence[int], b0: int) -> int:
         """Words of (stack, b0..n) whose gold head was already reduced: a lower bound on the future loss, O(n)."""
@@ -309,23 +332,69 @@ class TabularLoss:
         return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
             sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
-    def greedy_future(self, stack: Sequence[int], b0: int) -> int:
-        """Wrong arcs of one computation from (stack, b0..n): an upper bound on the future loss, O(n).
+    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
+        """An upper bound on the future loss of (stack, b0..n), O(n) each: the best of a few greedy computations.
+
+        The canonical greedy alone (Cohen et al. 2012) was loose by 1-7 arcs on
+        the underivable Greek-GDT sentences of issue 11, and each arc of slack
+        costs the branch and bound one more table (module doc). The variants
+        of :meth:`_greedy_wrong_arcs`: without and with ``buried``, then (up
+        to 4, nearest b0 first) each sacrificing one unattached word of a
+        crossing gold arc, until one reaches ``floor`` (a lower bound).
+        """
+        best = min(self._greedy_wrong_arcs(stack, b0, False), self._greedy_wrong_arcs(stack, b0, True))
+        if best > floor:
+            live = set(stack)
+            candidates = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
+            for _, x in candidates[:4]:
+                best = min(best, self._greedy_wrong_arcs(stack, b0, True, x))
+                if best <= floor:
+                    break
+        return best
+
+    def _crossing_words(self) -> list[int]:
+        """The words whose gold arc crosses another gold arc (computed once per sentence)."""
+        if self._crossing is None:
+            heads, n = self.heads, self.n
+            far_right, far_left = list(range(n + 1)), list(range(n + 1))  # per word: its arcs' other ends
+            for d in range(1, n + 1):
+                h = heads[d]
+                far_right[d], far_left[d] = max(far_right[d], h), min(far_left[d], h)
+                far_right[h], far_left[h] = max(far_right[h], d), min(far_left[h], d)
+            self._crossing = []
+            for d in range(1, n + 1):
+                low, high = min(d, heads[d]), max(d, heads[d])
+                if high - low > 1 and (max(far_right[low + 1:high]) > high or min(far_left[low + 1:high]) < low):
+                    self._crossing.append(d)
+        return self._crossing
+
+    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool, sacrifice: int = -1) -> int:
+        """Wrong arcs of one computation from (stack, b0..n), O(n).
 
         Reduce when a reduction builds a gold arc whose dependent has no gold
         dependent left on the stack or buffer (Cohen et al. 2012's canonical
-        choice), else shift, else attach s0 to s1.
+        choice). Else give a wrong head now to a complete word of s0..s2 whose
+        gold head is gone (reduced): it can only block the stack, and left
+        there until the buffer is empty it makes the words above it wrong too.
+        With ``buried``, likewise to a complete s0 whose gold head is below
+        s2 (waiting for the words between to go may bury the rest of the
+        sentence under it), and to ``sacrifice`` when it is a complete s0
+        whose gold head is still in the buffer (of two crossing arcs beyond
+        degree 2, one word must lose). Else shift; else attach s0 to s1.
         """
         heads, n = self.heads, self.n
         stack = list(stack)
+        on_stack = [False] * (n + 2)  # index -1 (the root's head) stays False
         pending = [0] * (n + 1)
-        for x in stack[1:]:
-            pending[heads[x]] += 1
+        for x in stack:
+            on_stack[x] = True
+            pending[heads[x]] += x > 0
         for x in range(b0, n + 1):
             pending[heads[x]] += 1
         wrong = 0
         while True:
             top = len(stack) - 1
+            dep = None
             if top:
                 s0 = stack[top]
                 for pos in range(top - 1, max(top - 2, 0) - 1, -1):  # s1, s2: degree 2
@@ -337,18 +406,26 @@ class TabularLoss:
                         dep = stack.pop(pos)
                         break
                 else:
-                    dep = None
-                if dep is not None:
-                    pending[heads[dep]] -= 1
+                    for pos in range(top, max(top - 2, 1) - 1, -1):  # s0, s1, s2 (not the root)
+                        x = stack[pos]
+                        h = heads[x]
+                        if not pending[x] and (h < b0 and not on_stack[h] or pos == top and (
+                                buried and on_stack[h] and h != stack[top - 1] and (top < 2 or h != stack[top - 2])
+                                or x == sacrifice and h >= b0)):
+                            dep = stack.pop(pos)
+                            wrong += 1
+                            break
+            if dep is None:
+                if b0 <= n:
+                    stack.append(b0)
+                    on_stack[b0] = True
+                    b0 += 1
                     continue
-            if b0 <= n:
-                stack.append(b0)
-                b0 += 1
-                continue
-            if not top:
-                return wrong
-            dep = stack.pop()
-            wrong += heads[dep] != stack[-1]
+                if not top:
+                    return wrong
+                dep = stack.pop()
+                wrong += heads[dep] != stack[-1]
+            on_stack[dep] = False
             pending[heads[dep]] -= 1
 
     def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
@@ -369,17 +446,17 @@ class TabularLoss:
         items = self._ready(k, j, h1, cap)
         if items is not None:
             return items
-        pending = [(k, j, h1)]
+        pending = [(k, j, h1, cap)]
         while pending:
             cell = pending[-1]
-            if self._ready(*cell, cap) is not None:
+            if self._ready(*cell) is not None:
                 pending.pop()
                 continue
-            missing = self._missing_parts(*cell, cap)
+            splits, missing = self._parts(*cell)
             if missing:
                 pending.extend(missing)
                 continue
-            self._store(*cell, cap, self._combine_buffer_cell(*cell, cap))
+            self._store(*cell, self._combine_buffer_cell(*cell, splits))
             pending.pop()
         return self._ready(k, j, h1, cap)
 
@@ -407,37 +484,48 @@ class TabularLoss:
         self._cells_of_gamma[(k, j, h1)] = known
         return known
 
-    def _missing_parts(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
-        """The cells that T[k, j] with ``h1`` below combines and that are not built for ``cap`` yet."""
-        missing = []
+    def _parts(self, k: int, j: int, h1: int, cap: int) -> tuple[list[tuple[list, dict[int, list]]], list[tuple]]:
+        """The parts T[k, j] with ``h1`` below combines: ``(splits, missing)``, one pass over the splits m.
+
+        ``splits``: per m, the items of T[k, m] with h1 below and, per top h3
+        of theirs, the items of T[m, j] with h3 below; ``missing``: the cells
+        ``(k, j, h1, cap)`` of those not built yet (then ``splits`` is not
+        complete). A right part only needs the cap less the smallest value
+        of the left items it follows: every result keeps that right part's
+        right orphans (:meth:`_right_orphans`), words still to be attached.
+        """
+        splits, missing = [], []
         for m in range(k + 1, j):
             left = self._ready(k, m, h1, cap)
             if left is None:
-                missing.append((k, m, h1))
+                missing.append((k, m, h1, cap))
                 continue
-            for h3 in {h3 for v1, _, h3, _ in left if v1 <= cap}:
-                if self._ready(m, j, h3, cap) is None:
-                    missing.append((m, j, h3))
-        return missing
+            rights: dict[int, list[tuple[int, int, int, int]]] = {}
+            for v1, _, h3, _ in left:
+                if v1 > cap:
+                    break
+                if h3 not in rights:  # left is cheapest first: the first v1 of each h3 is its smallest
+                    right = rights[h3] = self._ready(m, j, h3, cap - v1)
+                    if right is None:
+                        missing.append((m, j, h3, cap - v1))
+            splits.append((left, rights))
+        return splits, missing
 
-    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
-        """Algorithm 1's lines 10-12 for a buffer cell: every split, every pair of items, the four reductions."""
+    def _combine_buffer_cell(self, k: int, j: int, h1: int, cap: int,
+                             splits: list[tuple[list, dict[int, list]]]) -> list[tuple[int, int, int, int]]:
+        """Algorithm 1's lines 10-12 for a buffer cell: every split and pair of items (:meth:`_parts`), 4 reductions."""
         self.budget.check()
         gh, free = self._gh, self._free
         total, beyond = self._right_orphans(k, j, h1)
         cell: dict[tuple[int, int], int] = {}
         get = cell.get
-        for m in range(k + 1, j):
-            right_parts: dict[int, list[tuple[int, int, int, int]]] = {}
-            for v1, h2, h3, _ in self._ready(k, m, h1, cap):
+        for left, rights in splits:
+            for v1, h2, h3, _ in left:
                 if v1 > cap:
                     break
                 wrong_h2 = 1 - free[h2] if h2 else None  # la2 onto h2 when h5 is not its gold head
                 room = cap - total + beyond.get(h2, 0)
-                right = right_parts.get(h3)
-                if right is None:
-                    right = right_parts[h3] = self._ready(m, j, h3, cap)
-                for v2, h4, h5, live_beyond in right:
+                for v2, h4, h5, live_beyond in rights[h3]:
                     v = v1 + v2
                     if v > cap:
                         break
@@ -483,6 +571,20 @@ class TabularLoss:
             if beyond:
                 right[h] = beyond
         return sum(right.values()), right
+
+
+def _right_caps(left: list[tuple[int, int, int, Any, int]], full: dict[Any, int]) -> dict[int, int]:
+    """Per top h3 of the left items ``(v1, h2, h3, tag, room)`` of a split: the cap its right part is needed for.
+
+    An item is kept only when v1 + v2 plus the right part's right orphans
+    (all still to be attached wrongly, so counted by the rest bound) is
+    within the bound of its tag: the right part serves ``full[tag] - v1``.
+    """
+    caps: dict[int, int] = {}
+    for v1, _, h3, tag, room in left:
+        if room >= 0 and full[tag] - v1 > caps.get(h3, -1):
+            caps[h3] = full[tag] - v1
+    return caps
 
 
 def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, int], limits: dict, h2: int, h4: int,
@@ -570,7 +672,8 @@ class AttardiDegree2Oracle:
                 answers[kind] = arc + known
                 continue
             after_orphans = loss.orphans(after_stack, after_b0)
-            low, high = max(arc + after_orphans, floor), arc + loss.greedy_future(after_stack, after_b0)
+            low = max(arc + after_orphans, floor)
+            high = arc + loss.greedy_future(after_stack, after_b0, low - arc)
             if low == high:
                 answers[kind] = low
             elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
@@ -629,7 +732,7 @@ class AttardiDegree2Oracle:
             gamma = list(stack) + loss.reduced_buffer(stack, b0)
             orphans = loss.orphans(stack, b0)
             while low < high and not loss.first_action_losses(stack, gamma,
-                                                              dict.fromkeys(FIRST_ACTIONS, low - orphans)):
+                                                              {ANY_FIRST: low - orphans}, merged=True):
                 low += 1
             known = low
             self._remember(key, known)

@@ -29,7 +29,7 @@ from oracles.annotate import Explore, annotate_sentence
 from oracles.dynamic import exploring_walk
 from oracles.search import ExactOracle
 from oracles.system import with_label
-from oracles.tabular_loss import AttardiDegree2Oracle, TabularLoss
+from oracles.tabular_loss import ANY_FIRST, AttardiDegree2Oracle, TabularLoss
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank
 
@@ -221,9 +221,35 @@ def test_orphans_and_greedy_completion_bound_the_exhaustive_future_loss():
     assert checked > 2000 and 0 < met < checked
 
 
+def test_the_greedy_bound_gives_complete_words_without_their_gold_head_a_wrong_head_early():
+    """Hand-checked configurations where waiting (the canonical greedy) costs more than the future loss."""
+    # 2 <- 1 reduced (SH SH RA SH SH): 3 and 4 lost their gold head 2 and block 5 <- 1. Waiting: 5 -> 4, 4 -> 3,
+    # 3 -> 1 (3 wrong); reducing 4 and 3 first: 2 wrong, which is the loss (both are orphans).
+    heads = [-1, 0, 1, 2, 2, 1]
+    search = SYSTEM.exact_oracle(heads, max_length=None).search
+    config = SYSTEM.run(["SH", "SH", "RA", "SH", "SH"], 5)
+    assert config.stack == (0, 1, 3, 4)
+    assert TabularLoss(heads).greedy_future(config.stack, 5) == _future_loss(search, heads, config) == 2
+    # 4 <- 1 with 2 and 3 between it and 1 (3 <- 2 must wait for 4 to go): waiting buries 5 <- 1 under 4 and ends
+    # with 5 -> 4, 4 -> 3 (2 wrong); giving 4 a wrong head at once costs 1, the loss (no orphan).
+    heads = [-1, 0, 1, 2, 1, 1]
+    search = SYSTEM.exact_oracle(heads, max_length=None).search
+    config = SYSTEM.run(["SH"] * 4, 5)
+    loss = TabularLoss(heads)
+    assert loss.orphans(config.stack, 5) == 0
+    assert loss.greedy_future(config.stack, 5) == _future_loss(search, heads, config) == 1
+    # 3 <- 6 crosses 2 <- 4 and 4 <- 1 beyond degree 2: when 6 comes, 4 and 5 (its head's ancestors) sit between 3
+    # and 6. Waiting buries 7 <- 1 under them (2 wrong); giving 3 a wrong head when it is s0 costs 1, the loss.
+    heads = [-1, 0, 4, 6, 1, 4, 5, 1]
+    loss = TabularLoss(heads)
+    assert SYSTEM.exact_oracle(heads).search.loss(SYSTEM.initial(7)) == loss.greedy_future((0,), 1) == 1
+    assert sorted(loss._crossing_words()) == [2, 3, 4]
+
+
 def test_a_bounded_table_finds_exactly_the_actions_within_its_bound():
     """Branch and bound (rest bounds, right orphans, free orphans): at bound b the table answers the actions of
-    value <= b + orphans with their exact value and no other, for b below, at and above the exact values."""
+    value <= b + orphans with their exact value and no other, for b below, at and above the exact values; merged
+    (one tag), it answers the configuration's own future loss when that is within b + orphans."""
     checked = 0
     for heads, search, config in _walked_configurations():
         if SYSTEM.is_final(config):
@@ -242,9 +268,12 @@ def test_a_bounded_table_finds_exactly_the_actions_within_its_bound():
                 dep = next((d for d in range(1, len(heads)) if after.heads[d] != config.heads[d]), None)
                 arc = 0 if dep is None else int(after.heads[dep] != heads[dep])
                 exact[action] = arc + _future_loss(search, heads, after)
+        own = _future_loss(search, heads, config) - orphans
         for bound in range(0, 4):
             found = loss.first_action_losses(stack, list(stack) + reduced, dict.fromkeys(exact, bound))
             expected = {a: v - orphans for a, v in exact.items() if v - orphans <= bound}
             assert found == expected, (heads, config, bound)
+            merged = loss.first_action_losses(stack, list(stack) + reduced, {ANY_FIRST: bound}, merged=True)
+            assert merged == ({ANY_FIRST: own} if own <= bound else {}), (heads, config, bound)
             checked += 1
     assert checked > 8000
