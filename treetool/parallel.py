@@ -24,29 +24,47 @@ error are those of a run in one process.  The parts:
 * Memory is constant: at most ``WINDOW_PER_JOB * jobs`` chunks are
   outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
 * Small or cheap runs never pay for workers: sentences are processed in the
-  main process first, timing the work, and the workers start only once
-  ``WARMUP_SECONDS`` of work have been seen and the work took at least
+  main process first, timing the work, and the workers start only once the
+  work seen here has cost several times what starting them costs (the
+  warm-up: ``WARMUP_SECONDS`` for forked workers, proportionally more for
+  spawned ones, see ``START_SECONDS``) and the work took at least
   ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
   process, so below that share workers cannot win much; re-checked after
-  every further ``WARMUP_SECONDS`` of work).  The work goes on in the main
-  process while the workers start, so a run that ends meanwhile does not
-  wait for them.  Chunks are sized from the measured cost of a task, about
-  ``CHUNK_SECONDS`` of work each, and re-sized from the CPU time the workers
-  report for each chunk: every chunk costs a pickled round trip and a wake-up
-  of the executor's threads (measured on ``annotate --system arc-standard``
-  over English-EWT train: 20-60% more CPU than ``--jobs 1`` at 0.05 s per
-  chunk, where the first, slower sentences made chunks of 1-3 sentences;
-  none measurable at 0.3 s).
+  every further warm-up).  This is the break-even rule of renting versus
+  buying: whatever the input, the workers' start-up costs at most a fifth of
+  the work done before they were started, and a run whose work is
+  expensive hands it over after a fraction of a second (with the 2 s
+  warm-up of spawned workers, ``projectivize --count`` over English-EWT
+  train, 4 s in one process, could not get past 1.02x with 2 jobs).
+  The input's size (known for a regular file) would tell how much work
+  remains, but with forked workers the warm-up is so short that knowing it
+  could save at most their start-up, a few hundredths of a second.
+  The work goes on in the main process while the workers start, so a run
+  that ends meanwhile does not wait for them.  Chunks are sized from the
+  measured cost of a task, about ``CHUNK_SECONDS`` of work each, and
+  re-sized from the CPU time the workers report for each chunk: every chunk
+  costs a pickled round trip and a wake-up of the executor's threads
+  (measured on ``annotate --system arc-standard`` over English-EWT train:
+  20-60% more CPU than ``--jobs 1`` at 0.05 s per chunk, where the first,
+  slower sentences made chunks of 1-3 sentences; none measurable at 0.3 s).
 * A worker that dies (killed by a signal, out of memory) leaves the run
   incomplete: :class:`WorkerDied`, one line for the user, no traceback.
 
-Start method: ``spawn``.  ``fork`` copies a process that may hold threads
-(rich's progress refresh, a BLAS pool) and their locks, plus open buffered
-outputs; ``forkserver`` (Python 3.11) starts its server without the parent's
-``sys.path``, so workers could import another installed copy of the code
-than the one running.  A spawned worker starts a fresh interpreter with the
-parent's ``sys.path`` and working directory and imports only what the work
-needs (about half a second, paid once per run, after the warm-up).
+Start method: ``fork`` when it is safe, else ``spawn``.  A forked worker
+costs about 0.02 s of CPU and has every module the work needs already
+imported; a spawned one starts a fresh interpreter with the parent's
+``sys.path`` and working directory and imports what the work needs (about
+0.5 s of CPU each).  ``fork`` is used only where it is the platform's
+ordinary method (Linux and the other Unixes, not macOS, whose system
+libraries are not fork-safe) and when this process runs a single Python
+thread: a thread (rich's progress display on a terminal, a host program's
+own) may hold a lock at the fork, which the worker would then wait for
+forever.  The buffered standard streams are flushed by
+:mod:`multiprocessing` before it forks; other open outputs keep their
+unwritten buffers in the worker's copy, which ends with ``os._exit`` and
+never writes them.  ``forkserver`` is no cheaper than ``spawn`` for one run
+(its server is a fresh interpreter) and in Python 3.11 starts without the
+parent's ``sys.path`` unless modules are preloaded.
 
 A corpus too large for one machine is not this module's business: split it
 and run the same command per shard on any scheduler.
@@ -58,6 +76,8 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -72,11 +92,14 @@ K = TypeVar("K")
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Seconds of work done in the main process before workers are considered (and between re-checks).
-#: Starting two spawned workers costs about a second of CPU on this 2-core machine, taken from the main
-#: process while they boot: at 1.0, ``coverage --jobs 2`` over English-EWT train (1.3 s in one process)
-#: started them and ran 28% slower; at 2.0 no cheap command over a whole UD treebank pays for them.
-WARMUP_SECONDS = 2.0
+#: CPU seconds starting one worker costs, by start method (measured on this 2-core machine, the parent
+#: having imported every command: 0.015 s in the parent and 0.01 s in each forked worker; 0.5-0.7 s for each
+#: spawned interpreter to import numpy and the work's modules).
+START_SECONDS = {"fork": 0.02, "spawn": 0.4}
+#: Seconds of work done in the main process before forked workers are considered (and between re-checks): five
+#: times what starting them costs.  Spawned workers wait in proportion to their start cost, 2 s (at 1 s,
+#: ``coverage --jobs 2`` over English-EWT train, 1.3 s in one process, started them and ran 28% slower).
+WARMUP_SECONDS = 0.1
 #: Workers start only when the work took at least this share of the wall time.
 MIN_WORK_SHARE = 0.5
 #: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
@@ -86,6 +109,19 @@ MAX_CHUNK = 1024
 MAX_KEYS = 4096
 #: Outstanding chunks per worker: enough to keep every worker busy behind one slow chunk.
 WINDOW_PER_JOB = 4
+
+
+def start_method() -> str:
+    """``fork`` where it is the ordinary method and this process runs one thread, else ``spawn`` (module doc)."""
+    if sys.platform == "darwin" or "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    return "fork" if threading.active_count() == 1 else "spawn"
+
+
+def warmup_seconds(method: str) -> float:
+    """The work seen here before workers started by ``method`` are considered (``WARMUP_SECONDS`` scaled by
+    what they cost to start)."""
+    return WARMUP_SECONDS * START_SECONDS[method] / START_SECONDS["fork"]
 
 
 def resolve_jobs(jobs: int) -> int:
@@ -370,7 +406,9 @@ class SentencePool:
         each = seconds / tasks
         self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
         self._window_work += seconds
-        if self.jobs < 2 or self._refused or self._executor is not None or self._window_work < WARMUP_SECONDS:
+        if self.jobs < 2 or self._refused or self._executor is not None:
+            return
+        if self._window_work < warmup_seconds(start_method()):
             return
         wall = time.perf_counter() - self._window_start
         if self._window_work >= MIN_WORK_SHARE * wall:
@@ -384,9 +422,9 @@ class SentencePool:
             self._refused = True
             return
         self._executor = ProcessPoolExecutor(
-            self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
-        # Work goes on here while the workers start (half a second each): a run that ends
-        # meanwhile loses almost nothing (close stops them).
+            self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init)
+        # Work goes on here while the workers start (half a second each when spawned): a run that
+        # ends meanwhile loses almost nothing (close stops them).
         self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
 
     def _chunk_size(self) -> int:
