@@ -72,7 +72,6 @@ and run the same command per shard on any scheduler.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import signal
@@ -81,12 +80,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from .errors import WorkerDied
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+# concurrent.futures.process and multiprocessing (a twentieth of a second to import) are imported when
+# workers start: most runs never start them.
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -113,7 +115,7 @@ WINDOW_PER_JOB = 4
 
 def start_method() -> str:
     """``fork`` where it is the ordinary method and this process runs one thread, else ``spawn`` (module doc)."""
-    if sys.platform == "darwin" or "fork" not in multiprocessing.get_all_start_methods():
+    if sys.platform == "darwin" or not hasattr(os, "fork"):
         return "spawn"
     return "fork" if threading.active_count() == 1 else "spawn"
 
@@ -421,6 +423,9 @@ class SentencePool:
         except Exception:  # noqa: BLE001 -- e.g. a user's system defined in a script: it runs here
             self._refused = True
             return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._executor = ProcessPoolExecutor(
             self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init)
         # Work goes on here while the workers start (half a second each when spawned): a run that
@@ -454,6 +459,8 @@ class SentencePool:
 
     def _submit(self, work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]] | None,
                 tasks: list[Any]) -> Future:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             future = self._executor.submit(_run_chunk, work, batch, tasks)  # type: ignore[union-attr]
         except BrokenProcessPool:
@@ -465,6 +472,8 @@ class SentencePool:
         """The outcomes of a sent chunk (waiting for them); its cost re-sizes the next chunks."""
         if chunk.future is None:
             return []
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             outcomes, seconds = chunk.future.result()
         except BrokenProcessPool:
