@@ -25,17 +25,17 @@ error are those of a run in one process.  The parts:
   outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
 * Small or cheap runs never pay for workers: sentences are processed in the
   main process first, timing the work, and the workers start only once the
-  work seen here has cost several times what starting them costs (the
-  warm-up: ``WARMUP_SECONDS`` for forked workers, proportionally more for
-  spawned ones, see ``START_SECONDS``) and the work took at least
+  work seen here has cost 2.5 times what starting them costs (the warm-up:
+  ``WARMUP_SECONDS`` per worker when they are forked, in proportion to
+  ``START_SECONDS`` when spawned) and the work took at least
   ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
   process, so below that share workers cannot win much; re-checked after
   every further warm-up).  This is the break-even rule of renting versus
-  buying: whatever the input, the workers' start-up costs at most a fifth of
-  the work done before they were started, and a run whose work is
-  expensive hands it over after a fraction of a second (with the 2 s
-  warm-up of spawned workers, ``projectivize --count`` over English-EWT
-  train, 4 s in one process, could not get past 1.02x with 2 jobs).
+  buying, with a margin: whatever the input, starting the workers costs at
+  most 40% of the work done before, and a run whose work is expensive hands
+  it over after a tenth of a second (with the 2 s warm-up of spawned
+  workers, ``projectivize --count`` over English-EWT train, 4 s in one
+  process, could not get past 1.02x with 2 jobs).
   The input's size (known for a regular file) would tell how much work
   remains, but with forked workers the warm-up is so short that knowing it
   could save at most their start-up, a few hundredths of a second.
@@ -98,10 +98,10 @@ R = TypeVar("R")
 #: having imported every command: 0.015 s in the parent and 0.01 s in each forked worker; 0.5-0.7 s for each
 #: spawned interpreter to import numpy and the work's modules).
 START_SECONDS = {"fork": 0.02, "spawn": 0.4}
-#: Seconds of work done in the main process before forked workers are considered (and between re-checks): five
-#: times what starting them costs.  Spawned workers wait in proportion to their start cost, 2 s (at 1 s,
-#: ``coverage --jobs 2`` over English-EWT train, 1.3 s in one process, started them and ran 28% slower).
-WARMUP_SECONDS = 0.1
+#: Seconds of work done in the main process, per worker, before forked workers are considered (and between
+#: re-checks): 2.5 times what starting them costs.  Spawned workers wait in proportion to their start cost, 2 s for
+#: two (at 1 s, ``coverage --jobs 2`` over English-EWT train, 1.3 s in one process, started them and ran 28% slower).
+WARMUP_SECONDS = 0.05
 #: Workers start only when the work took at least this share of the wall time.
 MIN_WORK_SHARE = 0.5
 #: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
@@ -120,10 +120,10 @@ def start_method() -> str:
     return "fork" if threading.active_count() == 1 else "spawn"
 
 
-def warmup_seconds(method: str) -> float:
-    """The work seen here before workers started by ``method`` are considered (``WARMUP_SECONDS`` scaled by
-    what they cost to start)."""
-    return WARMUP_SECONDS * START_SECONDS[method] / START_SECONDS["fork"]
+def warmup_seconds(method: str, jobs: int) -> float:
+    """The work seen here before ``jobs`` workers started by ``method`` are considered: ``WARMUP_SECONDS`` per
+    worker, scaled by what the method costs to start one."""
+    return WARMUP_SECONDS * jobs * START_SECONDS[method] / START_SECONDS["fork"]
 
 
 def resolve_jobs(jobs: int) -> int:
@@ -410,7 +410,7 @@ class SentencePool:
         self._window_work += seconds
         if self.jobs < 2 or self._refused or self._executor is not None:
             return
-        if self._window_work < warmup_seconds(start_method()):
+        if self._window_work < warmup_seconds(start_method(), self.jobs):
             return
         wall = time.perf_counter() - self._window_start
         if self._window_work >= MIN_WORK_SHARE * wall:
