@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from concurrent.futures import wait
 from pathlib import Path
 
@@ -36,6 +37,7 @@ def forced(monkeypatch) -> list[int]:
     """Workers start after the first task and take over; returns the list of pool starts (one entry per start)."""
     monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(parallel, "MIN_TASK_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
     starts: list[int] = []
     start = SentencePool._start
@@ -197,6 +199,26 @@ def test_cheap_small_runs_stay_in_one_process(monkeypatch, real):
     monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(1))
     assert run_cli("coverage", real, "--jobs", "2").returncode == 0
     assert starts == []
+
+
+def busy(seconds: float) -> float:
+    """Module-level work that keeps the CPU busy for ``seconds`` of CPU time (as the pool times work)."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+
+@pytest.mark.parametrize("task_seconds, started", [(20e-6, False), (2e-3, True)])
+def test_workers_start_only_for_tasks_worth_sending(monkeypatch, task_seconds, started):
+    """Past the warm-up, tasks much cheaper than their transfer stay here; costly ones go to workers."""
+    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.005)  # a window of 10 ms of work: the mean of many tasks
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    assert 20e-6 < parallel.MIN_TASK_SECONDS < 2e-3
+    with SentencePool(2) as pool:
+        for _ in pool.map(busy, ((i, task_seconds) for i in range(2000))):
+            pass
+        assert (pool._executor is not None) == started
 
 
 def test_jobs_zero_is_every_usable_core_and_negative_is_refused(real):

@@ -29,8 +29,9 @@ error are those of a run in one process.  The parts:
   ``WARMUP_SECONDS`` per worker when they are forked, in proportion to
   ``START_SECONDS`` when spawned) and the work took at least
   ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
-  process, so below that share workers cannot win much; re-checked after
-  every further warm-up).  This is the break-even rule of renting versus
+  process, so below that share workers cannot win much), and a task costs
+  on average ten times what sending it to a worker and back costs
+  (``MIN_TASK_SECONDS``); re-checked after every further warm-up.  This is the break-even rule of renting versus
   buying, with a margin: whatever the input, starting the workers costs at
   most 40% of the work done before, and a run whose work is expensive hands
   it over after a tenth of a second (with the 2 s warm-up of spawned
@@ -104,6 +105,12 @@ START_SECONDS = {"fork": 0.02, "spawn": 0.4}
 WARMUP_SECONDS = 0.05
 #: Workers start only when the work took at least this share of the wall time.
 MIN_WORK_SHARE = 0.5
+#: Workers start only for tasks costing at least this many seconds on average: ten times what it costs to send
+#: one to a worker and take its outcome back (pickling both ways, in both processes: about 25 microseconds for a
+#: sentence's head list), so the transfer takes at most a tenth of the gain.  Below it the transfer's CPU, taken
+#: from the same cores, eats the gain: ``coverage`` (50 microseconds a sentence) took 48% more CPU with 2 forked
+#: jobs over English-EWT train.
+MIN_TASK_SECONDS = 250e-6
 #: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
 CHUNK_SECONDS = 0.25
 #: Tasks per chunk at most; keys (tasks and pass-through items) per chunk at most.
@@ -293,6 +300,7 @@ class SentencePool:
         self._used = False  # a chunk was sent
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
         self._window_work = 0.0
+        self._window_tasks = 0
         self._window_start = time.perf_counter()
         self._refused = False  # the work cannot be pickled: it stays in this process
 
@@ -375,15 +383,20 @@ class SentencePool:
             yield from self._map_parallel(work, batch, source)
 
     def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-        """One task at a time in this process, until the workers are up (or the input ends)."""
-        clock = time.perf_counter
+        """One task at a time in this process, until the workers are up (or the input ends).
+
+        The work is timed in CPU seconds, as the workers time theirs: on a loaded machine wall time
+        would count the other processes' turns as work (a clock read costs 1.5 microseconds: only
+        when there could be workers)."""
+        clock = time.process_time
+        timed = self.jobs > 1
         for key, task in source:
             if task is None:
                 yield key, None
                 continue
-            start = clock()
+            start = clock() if timed else 0.0
             outcome = attempt(work, task)
-            if self.jobs > 1:
+            if timed:
                 self._measure(clock() - start, 1, work)
             yield key, outcome
             if self.parallel:
@@ -395,10 +408,10 @@ class SentencePool:
         ended = False
         while not ended and not self.parallel:
             chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
-            start = time.perf_counter()
+            start = time.process_time()
             outcomes = batch(chunk.tasks) if chunk.tasks else []
             if chunk.tasks:
-                self._measure(time.perf_counter() - start, len(chunk.tasks), work)
+                self._measure(time.process_time() - start, len(chunk.tasks), work)
             yield from chunk.pairs(outcomes)
             if failure is not None:
                 raise failure
@@ -408,14 +421,15 @@ class SentencePool:
         each = seconds / tasks
         self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
         self._window_work += seconds
+        self._window_tasks += tasks
         if self.jobs < 2 or self._refused or self._executor is not None:
             return
         if self._window_work < warmup_seconds(start_method(), self.jobs):
             return
         wall = time.perf_counter() - self._window_start
-        if self._window_work >= MIN_WORK_SHARE * wall:
+        if self._window_work >= MIN_WORK_SHARE * wall and self._window_work >= MIN_TASK_SECONDS * self._window_tasks:
             self._start(work)
-        self._window_work, self._window_start = 0.0, time.perf_counter()
+        self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.perf_counter()
 
     def _start(self, work: Callable[[Any], Any]) -> None:
         try:
