@@ -28,7 +28,7 @@ error are those of a run in one process.  The parts:
   work seen here has cost 2.5 times what starting them costs (the warm-up:
   ``WARMUP_SECONDS`` per worker when they are forked, in proportion to
   ``START_SECONDS`` when spawned) and the work took at least
-  ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
+  ``MIN_WORK_SHARE`` of the process's CPU time (reading and writing stay in the main
   process, so below that share workers cannot win much), and a task costs
   on average ten times what sending it to a worker and back costs
   (``MIN_TASK_SECONDS``); re-checked after every further warm-up.  This is the break-even rule of renting versus
@@ -103,7 +103,8 @@ START_SECONDS = {"fork": 0.02, "spawn": 0.4}
 #: re-checks): 2.5 times what starting them costs.  Spawned workers wait in proportion to their start cost, 2 s for
 #: two (at 1 s, ``coverage --jobs 2`` over English-EWT train, 1.3 s in one process, started them and ran 28% slower).
 WARMUP_SECONDS = 0.05
-#: Workers start only when the work took at least this share of the wall time.
+#: Workers start only when the work took at least this share of this process's CPU time (CPU, not wall: on a
+#: loaded machine the wall time counts the other processes' turns).
 MIN_WORK_SHARE = 0.5
 #: Workers start only for tasks costing at least this many seconds on average: ten times what it costs to send
 #: one to a worker and take its outcome back (pickling both ways, in both processes: about 25 microseconds for a
@@ -301,7 +302,7 @@ class SentencePool:
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
         self._window_work = 0.0
         self._window_tasks = 0
-        self._window_start = time.perf_counter()
+        self._window_start = time.process_time()
         self._refused = False  # the work cannot be pickled: it stays in this process
 
     def __enter__(self) -> SentencePool:
@@ -426,10 +427,10 @@ class SentencePool:
             return
         if self._window_work < warmup_seconds(start_method(), self.jobs):
             return
-        wall = time.perf_counter() - self._window_start
-        if self._window_work >= MIN_WORK_SHARE * wall and self._window_work >= MIN_TASK_SECONDS * self._window_tasks:
+        spent = time.process_time() - self._window_start
+        if self._window_work >= MIN_WORK_SHARE * spent and self._window_work >= MIN_TASK_SECONDS * self._window_tasks:
             self._start(work)
-        self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.perf_counter()
+        self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.process_time()
 
     def _start(self, work: Callable[[Any], Any]) -> None:
         try:
