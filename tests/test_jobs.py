@@ -3,8 +3,9 @@
 The reference is the one-process run, which the other test files check
 against independent derivations; here the workers are forced on from the
 first sentence (warm-up of zero), so the parallel path is the one compared.
-Inputs are small slices so the file stays fast (each parallel run spawns two
-interpreters).
+Inputs are small slices so the file stays fast.  The workers start by fork
+here (pytest runs one thread); the tests marked with ``method`` run with
+spawned workers too, the start method of a process that runs threads.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from concurrent.futures import wait
 from pathlib import Path
 
@@ -33,6 +37,7 @@ def forced(monkeypatch) -> list[int]:
     """Workers start after the first task and take over; returns the list of pool starts (one entry per start)."""
     monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(parallel, "MIN_TASK_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
     starts: list[int] = []
     start = SentencePool._start
@@ -45,6 +50,13 @@ def forced(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(SentencePool, "_start", counted)
     return starts
+
+
+@pytest.fixture(params=["fork", "spawn"])
+def method(request, monkeypatch) -> str:
+    """Each start method in turn: what :func:`parallel.start_method` answers."""
+    monkeypatch.setattr(parallel, "start_method", lambda: request.param)
+    return request.param
 
 
 def sentences(path: Path, count: int, skip: int = 0) -> bytes:
@@ -112,6 +124,12 @@ def test_two_jobs_write_what_one_job_writes(name, real, tmp_path, forced):
         one, two = (tuple(_drop_timing(part) for part in run) for run in (one, two))
     assert one == two
     assert one[1]  # something was written
+
+
+def test_spawned_and_forked_workers_write_the_same(method, real, tmp_path, forced):
+    one, two = both(tmp_path, "projectivize", "--count", real)
+    assert one[0] == 0 and one[1] and forced
+    assert one == two
 
 
 def _drop_timing(part):
@@ -183,6 +201,26 @@ def test_cheap_small_runs_stay_in_one_process(monkeypatch, real):
     assert starts == []
 
 
+def busy(seconds: float) -> float:
+    """Module-level work that keeps the CPU busy for ``seconds`` of CPU time (as the pool times work)."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+
+@pytest.mark.parametrize("task_seconds, started", [(20e-6, False), (2e-3, True)])
+def test_workers_start_only_for_tasks_worth_sending(monkeypatch, task_seconds, started):
+    """Past the warm-up, tasks much cheaper than their transfer stay here; costly ones go to workers."""
+    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.005)  # a window of 10 ms of work: the mean of many tasks
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    assert 20e-6 < parallel.MIN_TASK_SECONDS < 2e-3
+    with SentencePool(2) as pool:
+        for _ in pool.map(busy, ((i, task_seconds) for i in range(2000))):
+            pass
+        assert (pool._executor is not None) == started
+
+
 def test_jobs_zero_is_every_usable_core_and_negative_is_refused(real):
     assert resolve_jobs(0) == len(os.sched_getaffinity(0))
     result = run_cli("oracle", real, "--jobs", "-1")
@@ -199,7 +237,7 @@ def square_or_timeout(x: int) -> int:
     return x * x
 
 
-def test_pool_hands_back_in_order_with_errors_and_reports(forced):
+def test_pool_hands_back_in_order_with_errors_and_reports(method, forced):
     reported: list[Exception] = []
     seen: list[object] = []
     with SentencePool(2, on_error=reported.append) as pool:
@@ -224,6 +262,37 @@ def test_pool_hands_back_in_order_with_errors_and_reports(forced):
         assert value == expected
 
 
+def test_fork_only_when_this_process_runs_one_thread():
+    """A thread may hold a lock at the fork (module doc of treetool.parallel): then workers are spawned."""
+    if sys.platform == "darwin":
+        assert parallel.start_method() == "spawn"
+        return
+    assert threading.active_count() == 1 and parallel.start_method() == "fork"
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert parallel.start_method() == "spawn"
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
+    """A buffered output holding unwritten bytes at the fork gets them once: a worker never flushes its copy."""
+    if parallel.start_method() != "fork":
+        pytest.skip("workers are not forked here")
+    path = tmp_path / "out.txt"
+    with path.open("w") as out:
+        out.write("written before the workers\n")  # still in the buffer when they fork
+        with SentencePool(2) as pool:
+            squares = [outcome.get() for _, outcome in pool.map(square_or_timeout, ((i, i) for i in range(0, 60, 7)))]
+            assert pool.parallel
+        out.write("after\n")
+    assert forced and squares == [i * i for i in range(0, 60, 7)]
+    assert path.read_text() == "written before the workers\nafter\n"
+
+
 def _value(outcome: Outcome | None) -> object:
     if outcome is None:
         return None
@@ -243,7 +312,7 @@ def square_or_die(x: int) -> int:
     return x * x
 
 
-def test_pool_names_a_killed_worker(forced):
+def test_pool_names_a_killed_worker(method, forced):
     with SentencePool(2) as pool, pytest.raises(WorkerDied, match="killed by SIGKILL"):
         for _ in pool.map(square_or_die, ((i, i) for i in range(100))):
             pass

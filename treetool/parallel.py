@@ -24,29 +24,48 @@ error are those of a run in one process.  The parts:
 * Memory is constant: at most ``WINDOW_PER_JOB * jobs`` chunks are
   outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
 * Small or cheap runs never pay for workers: sentences are processed in the
-  main process first, timing the work, and the workers start only once
-  ``WARMUP_SECONDS`` of work have been seen and the work took at least
-  ``MIN_WORK_SHARE`` of the wall time (reading and writing stay in the main
-  process, so below that share workers cannot win much; re-checked after
-  every further ``WARMUP_SECONDS`` of work).  The work goes on in the main
-  process while the workers start, so a run that ends meanwhile does not
-  wait for them.  Chunks are sized from the measured cost of a task, about
-  ``CHUNK_SECONDS`` of work each, and re-sized from the CPU time the workers
-  report for each chunk: every chunk costs a pickled round trip and a wake-up
-  of the executor's threads (measured on ``annotate --system arc-standard``
-  over English-EWT train: 20-60% more CPU than ``--jobs 1`` at 0.05 s per
-  chunk, where the first, slower sentences made chunks of 1-3 sentences;
-  none measurable at 0.3 s).
+  main process first, timing the work, and the workers start only once the
+  work seen here has cost 2.5 times what starting them costs (the warm-up:
+  ``WARMUP_SECONDS`` per worker when they are forked, in proportion to
+  ``START_SECONDS`` when spawned) and the work took at least
+  ``MIN_WORK_SHARE`` of the process's CPU time (reading and writing stay in the main
+  process, so below that share workers cannot win much), and a task costs
+  on average ten times what sending it to a worker and back costs
+  (``MIN_TASK_SECONDS``); re-checked after every further warm-up.  This is the break-even rule of renting versus
+  buying, with a margin: whatever the input, starting the workers costs at
+  most 40% of the work done before, and a run whose work is expensive hands
+  it over after a tenth of a second (with the 2 s warm-up of spawned
+  workers, ``projectivize --count`` over English-EWT train, 4 s in one
+  process, could not get past 1.02x with 2 jobs).
+  The input's size (known for a regular file) would tell how much work
+  remains, but with forked workers the warm-up is so short that knowing it
+  could save at most their start-up, a few hundredths of a second.
+  The work goes on in the main process while the workers start, so a run
+  that ends meanwhile does not wait for them.  Chunks are sized from the
+  measured cost of a task, about ``CHUNK_SECONDS`` of work each, and
+  re-sized from the CPU time the workers report for each chunk: every chunk
+  costs a pickled round trip and a wake-up of the executor's threads
+  (measured on ``annotate --system arc-standard`` over English-EWT train:
+  20-60% more CPU than ``--jobs 1`` at 0.05 s per chunk, where the first,
+  slower sentences made chunks of 1-3 sentences; none measurable at 0.3 s).
 * A worker that dies (killed by a signal, out of memory) leaves the run
   incomplete: :class:`WorkerDied`, one line for the user, no traceback.
 
-Start method: ``spawn``.  ``fork`` copies a process that may hold threads
-(rich's progress refresh, a BLAS pool) and their locks, plus open buffered
-outputs; ``forkserver`` (Python 3.11) starts its server without the parent's
-``sys.path``, so workers could import another installed copy of the code
-than the one running.  A spawned worker starts a fresh interpreter with the
-parent's ``sys.path`` and working directory and imports only what the work
-needs (about half a second, paid once per run, after the warm-up).
+Start method: ``fork`` when it is safe, else ``spawn``.  A forked worker
+costs about 0.02 s of CPU and has every module the work needs already
+imported; a spawned one starts a fresh interpreter with the parent's
+``sys.path`` and working directory and imports what the work needs (about
+0.5 s of CPU each).  ``fork`` is used only where it is the platform's
+ordinary method (Linux and the other Unixes, not macOS, whose system
+libraries are not fork-safe) and when this process runs a single Python
+thread: a thread (rich's progress display on a terminal, a host program's
+own) may hold a lock at the fork, which the worker would then wait for
+forever.  The buffered standard streams are flushed by
+:mod:`multiprocessing` before it forks; other open outputs keep their
+unwritten buffers in the worker's copy, which ends with ``os._exit`` and
+never writes them.  ``forkserver`` is no cheaper than ``spawn`` for one run
+(its server is a fresh interpreter) and in Python 3.11 starts without the
+parent's ``sys.path`` unless modules are preloaded.
 
 A corpus too large for one machine is not this module's business: split it
 and run the same command per shard on any scheduler.
@@ -54,31 +73,45 @@ and run the same command per shard on any scheduler.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import signal
+import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from .errors import WorkerDied
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+# concurrent.futures.process and multiprocessing (a twentieth of a second to import) are imported when
+# workers start: most runs never start them.
 
 K = TypeVar("K")
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Seconds of work done in the main process before workers are considered (and between re-checks).
-#: Starting two spawned workers costs about a second of CPU on this 2-core machine, taken from the main
-#: process while they boot: at 1.0, ``coverage --jobs 2`` over English-EWT train (1.3 s in one process)
-#: started them and ran 28% slower; at 2.0 no cheap command over a whole UD treebank pays for them.
-WARMUP_SECONDS = 2.0
-#: Workers start only when the work took at least this share of the wall time.
+#: CPU seconds starting one worker costs, by start method (measured on this 2-core machine, the parent
+#: having imported every command: 0.015 s in the parent and 0.01 s in each forked worker; 0.5-0.7 s for each
+#: spawned interpreter to import numpy and the work's modules).
+START_SECONDS = {"fork": 0.02, "spawn": 0.4}
+#: Seconds of work done in the main process, per worker, before forked workers are considered (and between
+#: re-checks): 2.5 times what starting them costs.  Spawned workers wait in proportion to their start cost, 2 s for
+#: two (at 1 s, ``coverage --jobs 2`` over English-EWT train, 1.3 s in one process, started them and ran 28% slower).
+WARMUP_SECONDS = 0.05
+#: Workers start only when the work took at least this share of this process's CPU time (CPU, not wall: on a
+#: loaded machine the wall time counts the other processes' turns).
 MIN_WORK_SHARE = 0.5
+#: Workers start only for tasks costing at least this many seconds on average: ten times what it costs to send
+#: one to a worker and take its outcome back (pickling both ways, in both processes: about 25 microseconds for a
+#: sentence's head list), so the transfer takes at most a tenth of the gain.  Below it the transfer's CPU, taken
+#: from the same cores, eats the gain: ``coverage`` (50 microseconds a sentence) took 48% more CPU with 2 forked
+#: jobs over English-EWT train.
+MIN_TASK_SECONDS = 250e-6
 #: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
 CHUNK_SECONDS = 0.25
 #: Tasks per chunk at most; keys (tasks and pass-through items) per chunk at most.
@@ -86,6 +119,19 @@ MAX_CHUNK = 1024
 MAX_KEYS = 4096
 #: Outstanding chunks per worker: enough to keep every worker busy behind one slow chunk.
 WINDOW_PER_JOB = 4
+
+
+def start_method() -> str:
+    """``fork`` where it is the ordinary method and this process runs one thread, else ``spawn`` (module doc)."""
+    if sys.platform == "darwin" or not hasattr(os, "fork"):
+        return "spawn"
+    return "fork" if threading.active_count() == 1 else "spawn"
+
+
+def warmup_seconds(method: str, jobs: int) -> float:
+    """The work seen here before ``jobs`` workers started by ``method`` are considered: ``WARMUP_SECONDS`` per
+    worker, scaled by what the method costs to start one."""
+    return WARMUP_SECONDS * jobs * START_SECONDS[method] / START_SECONDS["fork"]
 
 
 def resolve_jobs(jobs: int) -> int:
@@ -255,7 +301,8 @@ class SentencePool:
         self._used = False  # a chunk was sent
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
         self._window_work = 0.0
-        self._window_start = time.perf_counter()
+        self._window_tasks = 0
+        self._window_start = time.process_time()
         self._refused = False  # the work cannot be pickled: it stays in this process
 
     def __enter__(self) -> SentencePool:
@@ -337,15 +384,20 @@ class SentencePool:
             yield from self._map_parallel(work, batch, source)
 
     def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-        """One task at a time in this process, until the workers are up (or the input ends)."""
-        clock = time.perf_counter
+        """One task at a time in this process, until the workers are up (or the input ends).
+
+        The work is timed in CPU seconds, as the workers time theirs: on a loaded machine wall time
+        would count the other processes' turns as work (a clock read costs 1.5 microseconds: only
+        when there could be workers)."""
+        clock = time.process_time
+        timed = self.jobs > 1
         for key, task in source:
             if task is None:
                 yield key, None
                 continue
-            start = clock()
+            start = clock() if timed else 0.0
             outcome = attempt(work, task)
-            if self.jobs > 1:
+            if timed:
                 self._measure(clock() - start, 1, work)
             yield key, outcome
             if self.parallel:
@@ -357,10 +409,10 @@ class SentencePool:
         ended = False
         while not ended and not self.parallel:
             chunk, failure, ended = _read_chunk(source, batch_size, batch_size)
-            start = time.perf_counter()
+            start = time.process_time()
             outcomes = batch(chunk.tasks) if chunk.tasks else []
             if chunk.tasks:
-                self._measure(time.perf_counter() - start, len(chunk.tasks), work)
+                self._measure(time.process_time() - start, len(chunk.tasks), work)
             yield from chunk.pairs(outcomes)
             if failure is not None:
                 raise failure
@@ -370,12 +422,15 @@ class SentencePool:
         each = seconds / tasks
         self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
         self._window_work += seconds
-        if self.jobs < 2 or self._refused or self._executor is not None or self._window_work < WARMUP_SECONDS:
+        self._window_tasks += tasks
+        if self.jobs < 2 or self._refused or self._executor is not None:
             return
-        wall = time.perf_counter() - self._window_start
-        if self._window_work >= MIN_WORK_SHARE * wall:
+        if self._window_work < warmup_seconds(start_method(), self.jobs):
+            return
+        spent = time.process_time() - self._window_start
+        if self._window_work >= MIN_WORK_SHARE * spent and self._window_work >= MIN_TASK_SECONDS * self._window_tasks:
             self._start(work)
-        self._window_work, self._window_start = 0.0, time.perf_counter()
+        self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.process_time()
 
     def _start(self, work: Callable[[Any], Any]) -> None:
         try:
@@ -383,10 +438,13 @@ class SentencePool:
         except Exception:  # noqa: BLE001 -- e.g. a user's system defined in a script: it runs here
             self._refused = True
             return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._executor = ProcessPoolExecutor(
-            self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
-        # Work goes on here while the workers start (half a second each): a run that ends
-        # meanwhile loses almost nothing (close stops them).
+            self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init)
+        # Work goes on here while the workers start (half a second each when spawned): a run that
+        # ends meanwhile loses almost nothing (close stops them).
         self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
 
     def _chunk_size(self) -> int:
@@ -416,6 +474,8 @@ class SentencePool:
 
     def _submit(self, work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Outcome]] | None,
                 tasks: list[Any]) -> Future:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             future = self._executor.submit(_run_chunk, work, batch, tasks)  # type: ignore[union-attr]
         except BrokenProcessPool:
@@ -427,6 +487,8 @@ class SentencePool:
         """The outcomes of a sent chunk (waiting for them); its cost re-sizes the next chunks."""
         if chunk.future is None:
             return []
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             outcomes, seconds = chunk.future.result()
         except BrokenProcessPool:
