@@ -174,6 +174,7 @@ def forced_workers(monkeypatch) -> list[int]:
     monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
     monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)
+    monkeypatch.setattr(parallel, "SAMPLE_TASKS", 1)
     starts: list[int] = []
     start = SentencePool._start
 

@@ -38,6 +38,7 @@ def forced(monkeypatch) -> list[int]:
     monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
     monkeypatch.setattr(parallel, "MIN_TASK_SECONDS", 0.0)
+    monkeypatch.setattr(parallel, "SAMPLE_TASKS", 1)  # the warm-up rule sees every task
     monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
     starts: list[int] = []
     start = SentencePool._start
