@@ -103,7 +103,8 @@ def assert_costs_match(system, gold, walks: int, rng: random.Random, error_rate:
 def test_paper_costs_equal_the_definition_on_sample_trees(name):
     system = system_named(name)
     rng = random.Random(name)
-    checked = sum(assert_costs_match(system, gold, 1, rng, 0.15) for gold in sample_golds(40))
+    trees = 20 if name == "top-down" else 40  # top-down's exploring walks under the paper loss are 3x longer
+    checked = sum(assert_costs_match(system, gold, 1, rng, 0.15) for gold in sample_golds(trees))
     assert checked > 1500
 
 
