@@ -68,7 +68,7 @@ class InOrder(ConstituencySystem):
         buffer_empty = config.buffer >= config.n
         if not stack:
             return [] if buffer_empty else ["SHIFT"]
-        has_open = any(type(item) is Open for item in stack)
+        has_open = last_open(stack) >= 0  # from the top: an open non-terminal is usually near it
         unary = self.unary(config)
         top_is_open = type(stack[-1]) is Open
         out = []
