@@ -52,8 +52,11 @@ app = typer.Typer(
     name="treetool",
     help=(
         "Prepare treebanks for transition-based parsing: statistics, filtering and conversion, "
-        "projectivization and its inverse.\n\n"
-        "Example: treetool stats sample_data/en_sample.conllu"
+        "projectivization and its inverse, drawing and comparing trees, gold transition sequences and their "
+        "replay, coverage, and dynamic-oracle training files, for CoNLL-U/CoNLL-X dependency and Penn Treebank "
+        "constituency trees.\n\n"
+        "Examples: treetool stats sample_data/en_sample.conllu; "
+        "treetool oracle sample_data/wsj_sample.mrg --system in-order"
     ),
     cls=LazyCommands,
     no_args_is_help=True,
