@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from test_constituency_dynamic import (  # noqa: E402
-    SYSTEMS, Tally, check_cases, exploring_configurations, random_tree,
+    SYSTEMS, Tally, check_cases, exploring_configurations, random_trees,
 )
 
 from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system  # noqa: E402
@@ -49,18 +49,6 @@ def sample(folder: Path, max_words: int) -> list:
                     out.append(from_nltk(tree))
                 except GoldTreeError:
                     continue
-    return out
-
-
-def random_trees(system, rng: random.Random, n: int, count: int) -> list:
-    """``count`` derivable random trees of ``n`` words (fewer if 50 tries each do not find them)."""
-    out = []
-    for _ in range(50 * count):
-        gold = from_nltk(random_tree(rng, n))
-        if system.can_derive(gold):
-            out.append(gold)
-            if len(out) == count:
-                break
     return out
 
 

@@ -113,9 +113,7 @@ def write_constituency_oracle(
     are copied to the output with it (constant memory, one parse).
     """
     counts = dict(trees=0, words=0, derived=0, unparsable=0)
-    out = AtomicOutput(output)
-    ok = False
-    try:
+    with AtomicOutput(output) as out:  # replaced only when complete
         trees = _derivations(run, paths, on_error, on_unparsable, counts)
         if run.format == "jsonl":
             for tree in trees:
@@ -126,12 +124,6 @@ def write_constituency_oracle(
                 out.write(_record(tree, run, vocabulary).encode("utf-8", "surrogateescape"))
         else:
             _write_with_own_vocabulary(_written(trees, run, on_error), run, out)
-        ok = True
-    finally:
-        if ok:
-            out.commit()
-        else:
-            out.abort()
     if counts["unparsable"]:
         error(f"{counts['unparsable']} of {counts['trees']} trees not derivable by {run.system.name}: "
               f"{'written without actions' if run.format == 'jsonl' else 'left out'}")

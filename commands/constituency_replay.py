@@ -32,10 +32,8 @@ def replay_constituency(system_name: str, paths: list[str], output: str, on_erro
     block's first line.
     """
     system = get_constituency_system(system_name)
-    out = AtomicOutput(output)
     written = 0
-    ok = False
-    try:
+    with AtomicOutput(output) as out:  # replaced only when complete
         for path in paths:
             for block in read_oracle_file(path, on_error):
                 try:
@@ -45,12 +43,6 @@ def replay_constituency(system_name: str, paths: list[str], output: str, on_erro
                     continue
                 out.write((line + "\n").encode("utf-8", "surrogateescape"))
                 written += 1
-        ok = True
-    finally:
-        if ok:
-            out.commit()
-        else:
-            out.abort()
     return written
 
 
