@@ -41,8 +41,8 @@ Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
 RULES = (
-    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
-    OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
+    OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
              "needs --system nm-arc-eager and its dynamic oracle"),
     OnlyWhen(("algorithm", "strategy"), lambda v: v["system"] == "arc-standard" and not v["exact"],

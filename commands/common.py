@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -64,7 +63,15 @@ class TreetoolCommand(TyperCommand):
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in super().collect_usage_pieces(ctx)]
+        # Built here rather than taken from typer, whose spelling of a list argument changes between releases.
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = f"{param.metavar or (param.name or '').upper()}{'...' if param.nargs != 1 else ''}"
+                pieces.append(name if param.required else f"[{name}]")
+            else:
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
 
     def format_options(self, ctx: typer.Context, formatter: Any) -> None:
         arguments, options = [], []
@@ -329,12 +336,17 @@ def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: 
     its own rules, and facts about its input, by calling it again once it
     knows them.
     """
-    values = {**ctx.params, **facts}
+    values = {**{name: _plain(value) for name, value in ctx.params.items()}, **facts}
     given = given_options(ctx)
     for rule in (*COMMON_RULES, *rules):
         for name in rule.options:
             if name in given and name in ctx.params and not rule.condition(values):
                 raise InapplicableOption(f"{_flag(ctx, name)} {rule.reason}")
+
+
+def _plain(value: Any) -> Any:
+    """A choice as its string: typer 0.29 stores enum members in ``ctx.params``, earlier releases the strings."""
+    return value.value if isinstance(value, Enum) else value
 
 
 def _flag(ctx: typer.Context, name: str) -> str:
@@ -349,14 +361,14 @@ def _flag(ctx: typer.Context, name: str) -> str:
 
 #: Rules of options that several commands share; checked for every command.
 COMMON_RULES = (
-    OnlyWhen(("rejects",), lambda v: v["on_error"].value == "skip", "needs --on-error skip"),
+    OnlyWhen(("rejects",), lambda v: v["on_error"] == "skip", "needs --on-error skip"),
     OnlyWhen(("on_timeout",), lambda v: v.get("max_seconds") is not None, "needs --max-seconds"),
 )
 
 
 def no_lift(command: str) -> OnlyWhen:
     """The rule of a command whose timeouts can only be skipped or fail: ``lift`` is projectivize's fallback."""
-    return OnlyWhen(("on_timeout",), lambda v: v["on_timeout"].value != "lift",
+    return OnlyWhen(("on_timeout",), lambda v: v["on_timeout"] != "lift",
                     f"lift applies to projectivize only; {command} takes skip or fail")
 
 

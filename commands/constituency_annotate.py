@@ -42,12 +42,12 @@ DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "prefer_mo
                    "strategy", "max_seconds", "on_timeout")
 
 RULES = (
-    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"].value == "explore", "needs --policy explore"),
-    OnlyWhen(("predicted",), lambda v: v["policy"].value == "predicted", "needs --policy predicted"),
+    OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
+    OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(DEPENDENCY_ONLY, lambda v: False, "is for dependency systems, not top-down or in-order"),
-    OnlyWhen(("max_length",), lambda v: v["loss"] is None or v["loss"].value != "paper",
+    OnlyWhen(("max_length",), lambda v: v["loss"] != "paper",
              "acts only with exhaustive search (--loss exact or search), not with --loss paper"),
-    OnlyWhen(("output_format",), lambda v: v["output_format"].value == "jsonl",
+    OnlyWhen(("output_format",), lambda v: v["output_format"] == "jsonl",
              "tsv is for dependency systems; constituency steps are written as jsonl only"),
 )
 

@@ -40,9 +40,9 @@ _DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "max_seco
 RULES = (
     OnlyWhen(_DEPENDENCY_ONLY, lambda v: v["system"] not in CONSTITUENCY_SYSTEMS,
              "acts with dependency systems only"),
-    OnlyWhen(("on_unparsable",), lambda v: v["system"] not in CONSTITUENCY_SYSTEMS or v["on_unparsable"].value != "projectivize",
+    OnlyWhen(("on_unparsable",), lambda v: v["system"] not in CONSTITUENCY_SYSTEMS or v["on_unparsable"] != "projectivize",
              "projectivize applies to dependency trees only; constituency systems take skip or fail"),
-    OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"].value == "projectivize",
+    OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"] == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "or --on-unparsable projectivize"),
     no_lift("oracle"),

@@ -21,48 +21,17 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.text import Text
+from typing import TYPE_CHECKING, TypeVar
 
 from treetool.errors import TreebankError
 from treetool.formats.files import open_binary_input
 
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
 T = TypeVar("T")
 
 _REFRESH = 0.1  # seconds between updates of the display's counters
-
-
-class _SentencesColumn(ProgressColumn):
-    """``N sentences, R/s``: the count done and the rate so far."""
-
-    def render(self, task: Task) -> Text:
-        done = task.fields.get("sentences", 0)
-        elapsed = task.elapsed or 0.0
-        rate = f"{done / elapsed:,.0f}/s" if elapsed > 0 else "-/s"
-        return Text(f"{done:,} sentences, {rate}")
-
-
-class _TimeLeftColumn(ProgressColumn):
-    """``H:MM:SS left`` when the input size is known, else nothing."""
-
-    def render(self, task: Task) -> Text:
-        left = task.time_remaining
-        if task.total is None or left is None:
-            return Text("")
-        minutes, seconds = divmod(int(left), 60)
-        hours, minutes = divmod(minutes, 60)
-        return Text(f"{hours}:{minutes:02d}:{seconds:02d} left", style="progress.remaining")
 
 
 def input_size(path: str) -> int | None:
@@ -92,18 +61,7 @@ class SentenceProgress:
 
     def __enter__(self) -> SentenceProgress:
         if self.enabled:
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TaskProgressColumn(),
-                _SentencesColumn(),
-                TimeElapsedColumn(),
-                _TimeLeftColumn(),
-                console=Console(stderr=True),
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
+            self._progress = _display()
             self._progress.start()
         return self
 
@@ -123,17 +81,53 @@ class SentenceProgress:
             yield from items
             return
         total = input_size(path) if size_of is not None else None
-        task = progress.add_task("<stdin>" if path == "-" else os.path.basename(path), total=total, sentences=0)
+        task = progress.add_task("<stdin>" if path == "-" else os.path.basename(path), total=total,
+                                 counts="0 sentences, -/s", left="")
         done = consumed = 0
-        next_update = time.monotonic() + _REFRESH
+        started = time.monotonic()
+        next_update = started + _REFRESH
         try:
             for item in items:
                 done += 1
                 if size_of is not None:
                     consumed += size_of(item)
-                if time.monotonic() >= next_update:
-                    progress.update(task, completed=consumed, sentences=done)
-                    next_update = time.monotonic() + _REFRESH
+                now = time.monotonic()
+                if now >= next_update:
+                    _show(progress, task, consumed, done, now - started)
+                    next_update = now + _REFRESH
                 yield item
         finally:
             progress.remove_task(task)
+
+
+def _display() -> Progress:
+    """The display: file name, bar, percent, ``N sentences, R/s``, time elapsed, ``H:MM:SS left``.
+
+    rich is imported here, only when there is a terminal to show it on (a twentieth of a second of start-up).
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[left]}", style="progress.remaining"),
+        console=Console(stderr=True),
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+
+
+def _show(progress: Progress, task: TaskID, consumed: int, done: int, elapsed: float) -> None:
+    """Update the display: bytes consumed, sentences done and their rate, and the time left when it is known."""
+    progress.update(task, completed=consumed, counts=f"{done:,} sentences, {done / elapsed:,.0f}/s")
+    state = next(t for t in progress.tasks if t.id == task)
+    left = state.time_remaining if state.total is not None else None
+    if left is not None:
+        minutes, seconds = divmod(int(left), 60)
+        hours, minutes = divmod(minutes, 60)
+        progress.update(task, left=f"{hours}:{minutes:02d}:{seconds:02d} left")

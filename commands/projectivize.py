@@ -36,12 +36,11 @@ LiftOrder = choices("LiftOrder", LIFT_ORDERS)
 SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="Pseudo: label encoding of the lifts (MaltParser -pp).")]
 
 RULES = (
-    OnlyWhen(("root", "ties", "count"), lambda v: v["method"].value == "optimal", "applies to --method optimal only"),
-    OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"].value == "pseudo",
+    OnlyWhen(("root", "ties", "count"), lambda v: v["method"] == "optimal", "applies to --method optimal only"),
+    OnlyWhen(("scheme", "covered_roots", "lift_order"), lambda v: v["method"] == "pseudo",
              "applies to --method pseudo only"),
     OnlyWhen(("plot",), lambda v: v["count"], "needs --count (it plots the counts)"),
-    OnlyWhen(("on_timeout",), lambda v: v["method"].value == "optimal" or v["on_timeout"] is None
-             or v["on_timeout"].value != "lift",
+    OnlyWhen(("on_timeout",), lambda v: v["method"] == "optimal" or v["on_timeout"] != "lift",
              "lift applies to --method optimal only: pseudo-projectivization is the lifting (use skip or fail)"),
 )
 
