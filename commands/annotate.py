@@ -147,15 +147,17 @@ def annotate_command(
         SentencePool(jobs, on_error=errors) as pool,
     ):
         trees = PredictedTrees(predicted, from_format, pool.report) if predicted else None
-        for path, fmt in inputs:
+
+        def tasks(path: str, fmt: str) -> Iterator[tuple[tuple[int, Sentence], tuple]]:
             sentences = enumerate(read_treebank(path, fmt, on_error=trees or pool.report), 1)
             if cubic_note is not None:
                 sentences = cubic_note(sentences)
-            tasks = (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),
-                               trees.policy_for(s, p) if trees is not None else walk_policy, p))
-                     for p, s in sentences)
-            for (position, sentence), outcome in progress.track(pool.map(walk, tasks), path,
-                                                                lambda r: len(r[0][1].raw)):
+            return (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),
+                              trees.policy_for(s, p) if trees is not None else walk_policy, p))
+                    for p, s in sentences)
+
+        for path, results in pool.map_files(walk, ((path, tasks(path, fmt)) for path, fmt in inputs)):
+            for (position, sentence), outcome in progress.track(results, path, lambda r: len(r[0][1].raw)):
                 try:
                     text = outcome.get()
                 except OracleUnavailable as err:

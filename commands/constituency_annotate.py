@@ -77,9 +77,9 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         SentencePool(jobs, on_error=errors) as pool,
     ):
         others = _predicted_trees(predicted, pool.report) if predicted is not None else None
-        for path, _ in inputs:
-            tasks = _tasks(path, pool.report, others)
-            for (line, tree), outcome in progress.track(pool.map(walk, tasks), path):
+        files = ((path, _tasks(path, pool.report, others)) for path, _ in inputs)
+        for path, results in pool.map_files(walk, files):
+            for (line, tree), outcome in progress.track(results, path):
                 try:
                     text = outcome.get()
                 except (GoldTreeError, OracleUnavailable) as err:  # --rejects gets the tree as cleaned, one line

@@ -87,10 +87,11 @@ def coverage_command(
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=policy) as pool,
     ):
-        for path, fmt in inputs:
+        files = ((path, (((position, s), s.head_list)
+                         for position, s in enumerate(read_treebank(path, fmt, on_error=pool.report), 1)))
+                 for path, fmt in inputs)
+        for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)
-            sentences = enumerate(read_treebank(path, fmt, on_error=pool.report), 1)
-            counted = pool.map(work, (((position, s), s.head_list) for position, s in sentences))
             for (position, sentence), outcome in progress.track(counted, path, lambda r: len(r[0][1].raw)):
                 try:
                     counter.result.merge(outcome.get())

@@ -189,12 +189,12 @@ def oracle_command(
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
-            for path, fmt in inputs:
+            files = ((path, (((p, s), (s.head_list, s.deprels if labeled else None))
+                             for p, s in enumerate(read_treebank(path, fmt, on_error=pool.report), 1)))
+                     for path, fmt in inputs)
+            for path, results in pool.map_files(work, files):
                 counts = SequenceCounts(path)
-                sentences = enumerate(read_treebank(path, fmt, on_error=pool.report), 1)
-                tasks = (((p, s), (s.head_list, s.deprels if labeled else None)) for p, s in sentences)
-                for (position, sentence), outcome in progress.track(pool.map(work, tasks), path,
-                                                                    lambda r: len(r[0][1].raw)):
+                for (position, sentence), outcome in progress.track(results, path, lambda r: len(r[0][1].raw)):
                     result = _sequence(outcome, sentence, fail_on_timeout)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)

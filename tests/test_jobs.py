@@ -263,6 +263,42 @@ def test_pool_hands_back_in_order_with_errors_and_reports(method, forced):
         assert value == expected
 
 
+def test_map_files_keeps_the_workers_busy_across_the_inputs(forced):
+    """Several inputs as one stream: each input's results come back in order and grouped (an empty input
+    included); the next input is read while the previous one's results are still being handed back, which
+    one map per input (the workers drained at every file's end) could not do; a failing input's error comes
+    after every earlier result, and what a caller leaves of an input is skipped."""
+    opened: list[str] = []
+
+    def items(name: str, count: int, fail: bool = False):
+        opened.append(name)
+        for i in range(count):
+            yield (name, i), i
+        if fail:
+            raise OSError(f"{name} broke")
+
+    files = [("a", items("a", 40)), ("empty", items("empty", 0)), ("b", items("b", 40)),
+             ("c", items("c", 5, fail=True))]
+    seen: dict[str, list[object]] = {}
+    opened_before_a_ended = None
+    with SentencePool(2) as pool:
+        with pytest.raises(OSError, match="c broke"):
+            for name, results in pool.map_files(square_or_timeout, files):
+                seen[name] = []
+                for (owner, i), outcome in results:
+                    assert owner == name
+                    seen[name].append(_value(outcome))
+                    if name == "a" and i == 39:
+                        opened_before_a_ended = list(opened)
+                    if name == "b" and i == 2:
+                        break  # the rest of b is skipped, c still comes
+        assert pool.parallel
+    expected = [("timeout", 1.5) if i % 7 == 3 else i * i for i in range(40)]
+    assert seen["a"] == expected and seen["empty"] == [] and seen["b"] == expected[:3]
+    assert seen["c"] == expected[:5]
+    assert opened_before_a_ended is not None and "b" in opened_before_a_ended
+
+
 def test_fork_only_when_this_process_runs_one_thread():
     """A thread may hold a lock at the fork (module doc of treetool.parallel): then workers are spawned."""
     if sys.platform == "darwin":

@@ -264,6 +264,39 @@ class _Chunk:
             yield key, next(results) if has_task else None
 
 
+class _FileStart(NamedTuple):
+    """The mark :meth:`SentencePool.map_files` puts before an input's items (an item without a task)."""
+
+    name: Any
+
+
+def _tagged(files: Iterable[tuple[Any, Iterable[tuple[Any, Any]]]]) -> Iterator[tuple[Any, Any]]:
+    for name, items in files:
+        yield _FileStart(name), None
+        yield from items
+
+
+class _FileResults:
+    """One input's share of a :meth:`SentencePool.map_files` stream: up to the next input's mark."""
+
+    def __init__(self, stream: Iterator[tuple[Any, Any]]) -> None:
+        self.stream = stream
+        self.next_head: tuple[_FileStart, None] | None = None
+        self.done = False
+
+    def __iter__(self) -> _FileResults:
+        return self
+
+    def __next__(self) -> tuple[Any, Any]:
+        if self.done:
+            raise StopIteration
+        item = next(self.stream, None)
+        if item is None or type(item[0]) is _FileStart:
+            self.done, self.next_head = True, item
+            raise StopIteration
+        return item
+
+
 def _read_chunk(source: Iterator[tuple[Any, Any]], size: int,
                 keys: int = MAX_KEYS) -> tuple[_Chunk, BaseException | None, bool]:
     """The next chunk of ``source`` (at most ``size`` tasks and ``keys`` items), the exception that
@@ -360,6 +393,31 @@ class SentencePool:
                 self.on_error(key.error)  # type: ignore[misc]
             else:
                 yield key, outcome
+
+    def map_files(
+        self,
+        work: Callable[[T], R],
+        files: Iterable[tuple[Any, Iterable[tuple[K, T | None]]]],
+        **options: Any,
+    ) -> Iterator[tuple[Any, Iterator[tuple[K, Outcome | None]]]]:
+        """:meth:`map` over several inputs as one stream: ``(name, results)`` per ``(name, items)`` of ``files``.
+
+        ``results`` is what :meth:`map` would give for that input's items;
+        take them before the next input's (what is left is skipped). One
+        stream, so the chunks in the workers run on across the inputs' ends:
+        mapped one input at a time, each end drained the workers, and a
+        treebank of many small files (the Penn Treebank: 20-50 trees a file)
+        ran no faster with 2 jobs than with 1. An input is opened when the
+        read-ahead reaches it, and its reader's errors still come in order.
+        """
+        stream = self.map(work, _tagged(files), **options)
+        head = next(stream, None)
+        while head is not None:
+            results = _FileResults(stream)
+            yield head[0].name, results
+            for _ in results:  # what the caller left of this input
+                pass
+            head = results.next_head
 
     def _with_reports(self, source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
         """``source`` with the errors its reader reported, each before the item read after it."""

@@ -8,7 +8,6 @@ from typing import Any, Sequence
 
 from .gold_index import GoldIndex
 from .system import Configuration, ConstituencySystem, Open, span_of
-from .tree import Span
 
 __all__ = ["PaperCosts", "paper_loss"]
 
@@ -173,7 +172,7 @@ class PaperCosts:
         now = self.stack
         now.sync(config.stack)
         j = config.buffer
-        reach = self._reach(self.crossing[j], made, None, j)
+        reach = self._reach(self.crossing[j], made)
         wrong_built = len(config.built) - matched
         base = ((self.gold.size - matched) - self.from_count[j] - reach + wrong_built
                 + now.wrong + len(now.ranks) - len(now.tails))
@@ -194,7 +193,7 @@ class PaperCosts:
         starts = self.stack.starts
         if self.in_order:  # the shifted word starts at j
             starts[j] = starts.get(j, 0) + 1
-        after = self._reach(self.crossing[j + 1], made, None, j + 1)
+        after = self._reach(self.crossing[j + 1], made)
         if self.in_order:
             _discount(starts, j)
         return self.from_count[j] - self.from_count[j + 1] + reach - after
@@ -217,7 +216,7 @@ class PaperCosts:
                 cost = 1
             entries = self.by_second.get(key) if self.in_order else None
             if entries:  # (iii)/(iv) change only for the gold constituents whose second child starts at j under X
-                cost += self._reach(entries, made, None, j) - self._reach_with_open(config, label, made, entries)
+                cost += self._reach(entries, made) - self._reach_with_open(config, label, made, entries)
             out[spelled] = cost
 
     def _reach_with_open(self, config: Configuration, label: str, made: dict, entries: list[tuple]) -> int:
@@ -229,7 +228,7 @@ class PaperCosts:
         adjacency = (label, start, j) if end == j else None
         if adjacency is not None:
             now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
-        reach = self._reach(entries, made, None, j)
+        reach = self._reach(entries, made)
         _discount(now.opened, key)
         if adjacency is not None:
             _discount(now.adjacent, adjacency)
@@ -246,13 +245,16 @@ class PaperCosts:
             limit = start  # the stack starts after REDUCE: those up to the first child's (starts only grow)
             adjacency = now.log[k][2]
         else:
-            start, limit = span_of(stack[k + 1])[0], j
+            start, limit = span_of(stack[k + 1])[0], None
         span = (top.label, start, j)
-        matched += made.get(span, 0) < self.gold.counts.get(span, 0)
+        done = made.get(span, 0)
+        matched += done < self.gold.counts.get(span, 0)
         _discount(now.opened, top)
         if adjacency is not None:
             _discount(now.adjacent, adjacency)
-        reach = self._reach(self.crossing[j], made, span, limit)
+        made[span] = done + 1  # built once more, for the reach only: undone below
+        reach = self._reach(self.crossing[j], made, limit)
+        _discount(made, span)
         now.opened[top] = now.opened.get(top, 0) + 1
         if adjacency is not None:
             now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
@@ -265,25 +267,26 @@ class PaperCosts:
         return ((self.gold.size - matched) - self.from_count[j] - reach + (len(config.built) + 1 - matched)
                 + wrong + out_of_order)
 
-    def _reach(self, crossing: list[tuple], made: dict, extra: Span | None, limit: int) -> int:
+    def _reach(self, crossing: list[tuple], made: dict, limit: int | None = None) -> int:
         """Gold constituents with l < j <= r still to build and individually reachable (§3.2 iii, iv), counted.
 
-        ``extra``: a span counted as built once more; ``limit``: in-order,
-        only stack starts up to it count.
+        ``limit``: in-order after REDUCE, only the stack starts up to it count
+        (the others are the reduced items'). Without it every crossing
+        constituent starts before j, so no start needs comparing.
         """
         total = 0
         opened = self.stack.opened
         if self.in_order:  # the stack conditions first: they fail for most crossing constituents
             starts, adjacent = self.stack.starts, self.stack.adjacent
             for span, count, _, key_m, adjacency, l in crossing:
-                if l <= limit and l in starts and (not opened.get(key_m) or adjacency in adjacent):
-                    left = count - made.get(span, 0) - (span == extra)
+                if l in starts and (limit is None or l <= limit) and (not opened.get(key_m) or adjacency in adjacent):
+                    left = count - made.get(span, 0)
                     if left > 0:
                         total += left
         else:
             for span, count, key_l, _, _, _ in crossing:
                 if opened.get(key_l):
-                    left = count - made.get(span, 0) - (span == extra)
+                    left = count - made.get(span, 0)
                     if left > 0:
                         total += left
         return total
