@@ -120,49 +120,39 @@ def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any,
 
 
 def _jsonl(sent_id: str, steps: Iterator[ConstituencyStep], in_order: bool) -> str:
-    """The records of one tree, byte for byte ``json.dumps(step_record(...), ensure_ascii=False)``.
+    """The records of one walk, byte for byte ``json.dumps(step_record(...), ensure_ascii=False)``.
 
-    A step changes the top of the stack and adds at most one built span, so
-    the stack and ``built`` texts are kept as running prefixes (one per stack
-    depth) and extended, not re-encoded; the end of a record (costs, optimal,
-    action) takes few distinct values and comes from a cache.
+    Each configuration of a walk is the successor of the one before: its
+    stack is the previous stack below its top item (SHIFT, NT/PJ push one
+    item; REDUCE pops several and pushes one; TERM keeps the stack), and
+    its ``built`` is the previous one or that plus one span. So the stack
+    and ``built`` texts are kept as running prefixes (one per stack depth)
+    and extended, not re-encoded or compared; the end of a record (costs,
+    optimal, action) takes few distinct values and comes from a cache.
     """
     from .annotate import _quoted  # here: commands.annotate imports this module
 
     head = f'{{"sent_id": {_quoted(sent_id)}, "step": '
     stack: tuple = ()
     prefixes = [""]  # prefixes[i]: the JSON of the stack's first i items
-    built: tuple | None = None
+    built: tuple = ()
     built_text = ""
     lines = []
     for s in steps:
         config = s.config
         if config.stack is not stack:
-            _extend(prefixes, stack, config.stack, _item_text)
             stack = config.stack
+            del prefixes[len(stack):]
+            last, top = prefixes[-1], _item_text(stack[-1])
+            prefixes.append(f"{last}, {top}" if last else top)
         if config.built is not built:
-            if built is not None and len(config.built) == len(built) + 1 and config.built[:-1] == built:
-                span = _span_text(config.built[-1])
-                built_text = f"{built_text}, {span}" if built_text else span
-            else:
-                built_text = ", ".join(map(_span_text, config.built))
             built = config.built
+            span = _span_text(built[-1])
+            built_text = f"{built_text}, {span}" if built_text else span
         finished = ('"finished": true, ' if config.finished else '"finished": false, ') if in_order else ""
         lines.append(f'{head}{s.step}, "stack": [{prefixes[-1]}], "buffer": {config.buffer}, "built": [{built_text}], '
                      f'{finished}{_end_text(tuple(s.costs), tuple(s.costs.values()), tuple(s.optimal), s.action)}')
     return "".join(lines)
-
-
-def _extend(prefixes: list[str], old: tuple, new: tuple, encode: Any) -> None:
-    """Make ``prefixes`` those of ``new`` from those of ``old`` (shared bottom kept; usually one item differs)."""
-    keep = len(new) - 1
-    if not (keep >= 0 and len(old) >= keep and new[:keep] == old[:keep]):
-        keep = 0
-    del prefixes[keep + 1:]
-    for item in new[keep:]:
-        last = prefixes[-1]
-        text = encode(item)
-        prefixes.append(f"{last}, {text}" if last else text)
 
 
 @functools.lru_cache(maxsize=65536)
