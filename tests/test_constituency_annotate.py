@@ -203,6 +203,26 @@ def test_jobs_output_equals_one_process(tmp_path, forced_workers):
     assert one.stderr.startswith(b"skipped 2 bad sentences")
 
 
+def test_jobs_over_several_files_equal_one_process(tmp_path, forced_workers):
+    """The workers run one stream across the files (SentencePool.map_files): output, skip count, rejects and the
+    files named in messages are still those of one process."""
+    sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2, 3)]
+    paths = [tmp_path / "a.mrg", tmp_path / "b.mrg", tmp_path / "c.mrg"]
+    paths[0].write_text(sample[0])
+    paths[1].write_text("((NN alone))\n" + sample[1])
+    paths[2].write_text(sample[2] + "(S (NP (DT a)) (VP (VB b))\n")
+    runs = []
+    for jobs in ("1", "2"):
+        rejects = tmp_path / f"rejects{jobs}.mrg"
+        runs.append(run_cli("annotate", *paths, "--system", "top-down", "--loss", "paper", "--policy", "explore",
+                            "--seed", "3", "--on-error", "skip", "--rejects", rejects, "--jobs", jobs))
+        runs[-1] = (runs[-1].returncode, runs[-1].stdout, runs[-1].stderr, rejects.read_bytes())
+    assert forced_workers, "the workers never started"
+    assert runs[0] == runs[1]
+    assert runs[0][0] == 0 and runs[0][2].startswith(b"skipped 2 bad sentences")
+    assert runs[0][3].count(b"\n") == 2  # both bad trees, one line each
+
+
 def test_unbalanced_brackets_name_file_and_line(tmp_path):
     path = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VB c)))\n\n(S (NP (DT a)\n")
     result = run_cli("annotate", path, "--system", "top-down", "--loss", "paper")
