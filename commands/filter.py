@@ -63,7 +63,11 @@ def filter_command(
     refuse_inapplicable(ctx, RULES, formats={fmt for _, fmt in inputs})
     wanted = read_ids(ids) if ids else None
     fmt = output_format(output, to.value if to else None, inputs[0][1])
-    ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper)
+    # PTB trees as light brackets: nltk (with scipy installed, 2 s to import) is not needed to select or clean them
+    from treetool.formats.ptb import Bracket
+
+    ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper,
+                       node=Bracket)
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:

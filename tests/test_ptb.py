@@ -504,3 +504,39 @@ def test_deeper_trees_are_refused_at_their_line(tmp_path):
     assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:2: brackets nested more than")
     skipped = run_cli("filter", path, "--on-error", "skip")
     assert skipped.returncode == 0 and skipped.stdout.decode() == "(S (NN a))\n(S (NN b))\n"
+
+
+def test_bracket_leaves_are_nltk_leaves():
+    """``Bracket.leaves`` (what ``filter --min-words/--max-words`` counts) against nltk's, on the bundled WSJ
+    sample, raw and cleaned, and on a tree nested 400 deep (the reader's limit)."""
+    from conftest import SAMPLE_DATA
+
+    from treetool.formats.ptb import Bracket
+
+    text = (SAMPLE_DATA / "wsj_sample.mrg").read_text() + "(X " * 399 + "(NN deep)" + ")" * 399 + "\n"
+    for clean in (False, True):
+        options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean)
+        nltk_trees = list(read_ptb(io.StringIO(text), **options))
+        light = list(read_ptb(io.StringIO(text), node=Bracket, **options))
+        assert len(light) == len(nltk_trees) > 3
+        assert [t.leaves() for t in light] == [t.leaves() for t in nltk_trees]
+        assert [tree_to_line(t) for t in light] == [tree_to_line(t) for t in nltk_trees]
+
+
+@pytest.mark.parametrize("args", [["stats", "--format", "json"], ["stats", "--clean", "--format", "json"],
+                                  ["filter", "--drop-traces", "--min-words", "3", "-o", "{out}"]])
+def test_stats_and_filter_on_ptb_do_not_import_nltk(args, tmp_path):
+    """nltk is not needed to count or select PTB trees, and importing it costs up to 2 s (it loads scipy when
+    that is installed): start-up of every ``stats``/``filter`` run on a PTB file."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT, SAMPLE_DATA
+
+    given = [a.replace("{out}", str(tmp_path / "out.mrg")) for a in args]
+    script = ("import sys; from commands.app import app; app(sys.argv[1:], standalone_mode=False); "
+              "print('nltk' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", script, given[0], str(SAMPLE_DATA / "wsj_sample.mrg"), *given[1:]],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False"

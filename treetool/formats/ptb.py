@@ -86,6 +86,18 @@ class Bracket(list):
     def set_label(self, label: str) -> None:
         self._label = label
 
+    def leaves(self) -> list[str]:
+        """The words, left to right (as ``nltk.Tree.leaves``; iterative: trees may nest 400 deep)."""
+        words: list[str] = []
+        todo: list = [self]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, str):
+                words.append(node)
+            else:
+                todo.extend(reversed(node))
+        return words
+
 
 # --------------------------------------------------------------------------
 # Cleaning
@@ -195,8 +207,9 @@ def read_ptb(
     strip_functions: bool = False,
     remove_wrapper: bool = False,
     on_error: ErrorHandler | None = None,
+    node: Callable[[str, list], Any] | None = None,
 ) -> Iterator[Tree]:
-    """Stream the trees of Penn Treebank bracketed text.
+    """Stream the trees of Penn Treebank bracketed text (``node``: see :func:`read_ptb_with_lines`).
 
     ``lines`` is any iterable of text lines (an open file, a list, ``sys.stdin``),
     each one line, with or without ``"\\n"`` / ``"\\r\\n"``.  Only the tree being
@@ -223,6 +236,7 @@ def read_ptb(
         strip_functions=strip_functions,
         remove_wrapper=remove_wrapper,
         on_error=on_error,
+        node=node,
     ):
         yield tree
 
