@@ -13,6 +13,7 @@ from rich.text import Text
 from treetool.compare import aligned_sentences
 from treetool.drawing import NON_PROJECTIVE_STYLE, draw_comparison, draw_tree, non_projective_legend
 from treetool.filtering import read_ids, select_sentences
+from treetool.formats.ptb import Bracket, indented_tree
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
@@ -55,7 +56,7 @@ def _draw_pair(sentence: Sentence, other: Sentence) -> list[Text]:
 
 def _draw_ptb(trees: Iterable[Any], path: str, width: int) -> Iterator[list[Text]]:
     for number, tree in enumerate(trees, 1):
-        yield [Text(f"# tree {number}   ({path})", style="bold"), Text(tree.pformat(margin=max(40, width)))]
+        yield [Text(f"# tree {number}   ({path})", style="bold"), Text(indented_tree(tree, margin=max(40, width)))]
 
 
 @cli_command
@@ -113,7 +114,7 @@ def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Option
         return
     for path, fmt in inputs:
         if fmt == "ptb":
-            yield from _draw_ptb(read_treebank(path, fmt), path, width)
+            yield from _draw_ptb(read_treebank(path, fmt, node=Bracket), path, width)
             continue
         for sentence in read_treebank(path, fmt):
             if selected(sentence):

@@ -524,10 +524,10 @@ def test_bracket_leaves_are_nltk_leaves():
 
 
 @pytest.mark.parametrize("args", [["stats", "--format", "json"], ["stats", "--clean", "--format", "json"],
-                                  ["filter", "--drop-traces", "--min-words", "3", "-o", "{out}"]])
-def test_stats_and_filter_on_ptb_do_not_import_nltk(args, tmp_path):
-    """nltk is not needed to count or select PTB trees, and importing it costs up to 2 s (it loads scipy when
-    that is installed): start-up of every ``stats``/``filter`` run on a PTB file."""
+                                  ["filter", "--drop-traces", "--min-words", "3", "-o", "{out}"], ["view"]])
+def test_stats_filter_and_view_on_ptb_do_not_import_nltk(args, tmp_path):
+    """nltk is not needed to count, select or draw PTB trees, and importing it costs up to 2 s (it loads scipy
+    when that is installed): start-up of every ``stats``/``filter``/``view`` run on a PTB file."""
     import subprocess
     import sys
 
@@ -540,3 +540,21 @@ def test_stats_and_filter_on_ptb_do_not_import_nltk(args, tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_indented_tree_draws_as_nltk_pformat():
+    """``view`` draws PTB trees without nltk: ``indented_tree`` against ``nltk.Tree.pformat`` (the reference) on the
+    WSJ sample, raw and cleaned, at margins from narrower than any label to wider than any tree, from both node
+    kinds."""
+    from treetool.formats.ptb import Bracket, indented_tree
+
+    text = shared_path("data", "ptb-sample", "wsj_0001.mrg").read_text()
+    text += shared_path("data", "ptb-sample", "wsj_0003.mrg").read_text()
+    for clean in (False, True):
+        options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean)
+        nltk_trees = list(read_ptb(io.StringIO(text), **options))
+        light = list(read_ptb(io.StringIO(text), node=Bracket, **options))
+        for margin in (5, 40, 70, 120, 400):
+            expected = [tree.pformat(margin=margin) for tree in nltk_trees]
+            assert [indented_tree(tree, margin) for tree in light] == expected
+            assert [indented_tree(tree, margin) for tree in nltk_trees] == expected

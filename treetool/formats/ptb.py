@@ -464,6 +464,34 @@ def tree_to_line(tree: Tree | str) -> str:
     return "".join(parts)
 
 
+def indented_tree(tree: Tree, margin: int = 70) -> str:
+    """The tree as ``nltk.Tree.pformat(margin=margin)`` draws it, for ``nltk.Tree`` and :class:`Bracket` alike.
+
+    A subtree that fits before ``margin`` (its indentation included) is one
+    line; a longer one is its label, then each child on a line of its own,
+    indented two more spaces. (Here so drawing a tree does not need nltk.)
+    """
+    parts: list[str] = []
+    _indented(tree, margin, 0, parts)
+    return "".join(parts)
+
+
+def _indented(tree: Tree, margin: int, indent: int, parts: list[str]) -> None:
+    flat = tree_to_line(tree)
+    if len(flat) + indent < margin:
+        parts.append(flat)
+        return
+    parts.append(f"({tree.label()}")
+    pad = "\n" + " " * (indent + 2)
+    for child in tree:
+        parts.append(pad)
+        if isinstance(child, str):
+            parts.append(child)
+        else:
+            _indented(child, margin, indent + 2, parts)
+    parts.append(")")
+
+
 def _flat(tree: Tree, parts: list[str]) -> None:
     parts.append(f"({tree.label()}")
     for child in tree:
