@@ -575,8 +575,11 @@ class SentencePool:
         named only when no other is seen.
         """
         processes = list((getattr(self._executor, "_processes", None) or {}).values())
-        for process in processes:
-            process.join(1.0)  # a killed process is reaped a moment after its pipe closes
+        # A killed process is reaped a moment after its pipe closes, by this thread or by the executor's own
+        # (which joins the workers too): its exit code is read until it is known, not joined from two threads.
+        deadline = time.monotonic() + 1.0
+        while any(process.exitcode is None for process in processes) and time.monotonic() < deadline:
+            time.sleep(0.01)
         killed = {-process.exitcode for process in processes if process.exitcode is not None and process.exitcode < 0}
         if len(killed) > 1:
             killed.discard(signal.SIGTERM)
