@@ -336,7 +336,7 @@ def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: 
     its own rules, and facts about its input, by calling it again once it
     knows them.
     """
-    values = {**{name: _plain(value) for name, value in ctx.params.items()}, **facts}
+    values = {**{name: plain_value(value) for name, value in ctx.params.items()}, **facts}
     given = given_options(ctx)
     for rule in (*COMMON_RULES, *rules):
         for name in rule.options:
@@ -344,8 +344,9 @@ def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: 
                 raise InapplicableOption(f"{_flag(ctx, name)} {rule.reason}")
 
 
-def _plain(value: Any) -> Any:
-    """A choice as its string: typer 0.29 stores enum members in ``ctx.params``, earlier releases the strings."""
+def plain_value(value: Any) -> Any:
+    """A value of ``ctx.params`` with a choice as its string: typer 0.29 stores enum members there, earlier
+    releases the strings."""
     return value.value if isinstance(value, Enum) else value
 
 

@@ -16,7 +16,7 @@ from oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
 from oracles.swap import SWAP_ORDERS
 from oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
 
-from .common import InapplicableOption, choices, given_options
+from .common import InapplicableOption, choices, given_options, plain_value
 
 Variant = choices("Variant", NM_VARIANTS)
 Reduce = choices("Reduce", REDUCE_MODES)
@@ -55,7 +55,7 @@ def system_from_options(ctx: typer.Context) -> TransitionSystem:
     for name in SYSTEM_OPTIONS:
         value = ctx.params.get(name)
         if name in given and value is not None:
-            options[name] = getattr(value, "value", value)
+            options[name] = plain_value(value)
     try:
         return make_system(ctx.params["system"], **options)
     except SystemSpecError as err:
