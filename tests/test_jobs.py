@@ -330,6 +330,63 @@ def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
     assert path.read_text() == "written before the workers\nafter\n"
 
 
+def slow_square(x: int) -> int:
+    """Module-level work of 20 ms: chunks are still waiting in the executor when the input ends."""
+    time.sleep(0.02)
+    return x * x
+
+
+def test_chunks_no_worker_began_are_sent_again_in_pieces_at_the_end(monkeypatch, forced):
+    """Once the input has ended, the chunks still waiting are cancelled and sent again a ``TAPER``-th at a time;
+    every result still comes back once, in order, items without work included."""
+    monkeypatch.setattr(SentencePool, "_chunk_size", lambda self: 8)
+    monkeypatch.setattr(parallel, "WINDOW_PER_JOB", 8)  # the input ends before any result is taken
+    sent: list[int] = []
+    submit = SentencePool._submit
+
+    def recorded(self, work, batch, tasks):
+        sent.append(len(tasks))
+        return submit(self, work, batch, tasks)
+
+    monkeypatch.setattr(SentencePool, "_submit", recorded)
+    items = [(i, None if i % 3 == 0 else i) for i in range(122)]  # 81 tasks: one here, then ten chunks of 8
+    with SentencePool(2) as pool:
+        results = [(key, _value(outcome)) for key, outcome in pool.map(slow_square, iter(items))]
+    assert results == [(i, None if i % 3 == 0 else i * i) for i in range(122)]
+    assert sent[:10] == [8] * 10, "the chunks read before the end are sent whole"
+    pieces = sent[10:]
+    # When the input ends, the workers hold at most three of the ten chunks (two running, one queued): at least
+    # seven are cancelled, each sent again as four pieces of two tasks.
+    assert len(pieces) >= 7 * parallel.TAPER and set(pieces) == {8 // parallel.TAPER}
+
+
+def test_split_keeps_every_item_in_order_with_tasks_shared_out_evenly():
+    chunk = parallel._Chunk()
+    for i in range(30):
+        has_task = i % 4 != 1
+        chunk.keys.append((i, has_task))
+        if has_task:
+            chunk.tasks.append(-i)
+    pieces = chunk.split(4)  # 22 tasks: 6, 6, 6, 4
+    assert [len(piece.tasks) for piece in pieces] == [6, 6, 6, 4]
+    assert [key for piece in pieces for key in piece.keys] == chunk.keys
+    for piece in pieces:
+        assert piece.tasks == [-key for key, has_task in piece.keys if has_task] and piece.future is None
+    assert [len(piece.tasks) for piece in chunk.split(8)] == [3] * 7 + [1]
+    assert len(chunk.split(40)) == 22
+
+
+def test_each_workers_first_chunk_is_a_taper_smaller():
+    """A worker waits while this process reads its first chunk: the first chunk of each is a quarter of the rest."""
+    pool = SentencePool(3)
+    pool._task_seconds = parallel.CHUNK_SECONDS / 100  # a hundred tasks per chunk
+    sizes = []
+    for _ in range(5):
+        sizes.append(pool._chunk_size())
+        pool._sent += 1
+    assert sizes == [100 // parallel.TAPER] * 3 + [100] * 2
+
+
 def _value(outcome: Outcome | None) -> object:
     if outcome is None:
         return None
