@@ -33,6 +33,15 @@ processes: ``T1 / (start + (T1 - start) / min(N, cores))``.  On
 0.7 s of which start-up) this is about 1.7x for 2 jobs: the goal can only
 be met with a shorter start-up.
 
+The machine's own share in a speed-up is printed before and after the
+table: the same CPU-bound work (the optimal DP with counting over the
+input's first non-projective trees, no input or output) run alone and as two
+copies side by side, each copy a process of its own.  On a machine whose two
+cores slow each other down (a virtual machine whose cores share a physical
+one, or a busy host), two copies take longer than one; then no program split
+over two processes can beat ``2 * alone / side by side``: that is the
+``machine`` ceiling.
+
     python benchmarks/jobs.py [--file PATH] [--sentences N] [--jobs 1 2 4] [--repeat N] [--only NAME...]
 """
 
@@ -79,6 +88,39 @@ def run_once(args: list[str], path: Path, jobs: int, out: Path) -> tuple[float, 
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), digest.hexdigest()
 
 
+#: The probe of :func:`side_by_side`: the DP with counting over the first non-projective trees, timed in-process.
+PROBE = """
+import sys, time
+from treetool.treebank import read_treebank
+from treetool.trees import is_projective
+from treetool.projectivization.optimal import optimal_projectivize_counted
+trees = [s.heads for s in read_treebank(sys.argv[1]) if not is_projective(s.heads)][:250]
+start = time.perf_counter()
+for heads in trees:
+    optimal_projectivize_counted(heads, count=True)
+print(time.perf_counter() - start)
+"""
+
+
+def side_by_side(path: Path, repeat: int) -> tuple[float, float]:
+    """(best seconds of the probe alone, best seconds of the slower of two copies run at once)."""
+    def start() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", PROBE, str(path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+    alone, pair = [], []
+    for _ in range(repeat):
+        alone.append(float(start().communicate()[0]))
+        both = [start(), start()]
+        pair.append(max(float(process.communicate()[0]) for process in both))
+    return min(alone), min(pair)
+
+
+def print_machine(path: Path, repeat: int) -> None:
+    alone, pair = side_by_side(path, repeat)
+    print(f"machine: the DP probe takes {alone:.2f} s alone, {pair:.2f} s as two copies side by side "
+          f"({pair / alone:.2f}x): no 2-process run can beat {2 * alone / pair:.2f}x now")
+
+
 def first_sentences(path: Path, count: int, into: Path) -> Path:
     """The first ``count`` sentences of ``path`` (blank-line separated) written to ``into``."""
     with path.open("rb") as src, into.open("wb") as dst:
@@ -110,6 +152,7 @@ def main() -> None:
     if not options.file.exists():
         sys.exit(f"{options.file} not found: ../shared is not beside the clone")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print_machine(options.file, options.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         path = options.file
         if options.sentences:
@@ -127,6 +170,7 @@ def main() -> None:
             if not measure(name, source, options.jobs, options.repeat, Path(tmp) / "out", startup):
                 print(f"{name}: OUTPUTS DIFFER between job counts")
                 sys.exit(1)
+    print_machine(options.file, options.repeat)
     print(f"(load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
 
 
