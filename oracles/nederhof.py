@@ -119,9 +119,18 @@ class StrategyRestriction:
         return True
 
     def memo_state(self, config: Configuration) -> Hashable:
-        """Which stack words have future left and right children (all that :meth:`allows` reads)."""
-        return tuple((self._future_child(config, w, True), self._future_child(config, w, False))
-                     for w in config.stack)
+        """Which stack words have future left and right children (all that :meth:`allows` reads).
+
+        One pass over the heads (the search calls this at every configuration it
+        memoises; asking :meth:`_future_child` per stack word scanned them twice per word).
+        """
+        heads, before = config.heads, self.anchor_heads
+        left, right = set(), set()
+        for d in range(1, len(heads)):
+            head = heads[d]
+            if head != before[d]:
+                (left if d < head else right).add(head)
+        return tuple((w in left, w in right) for w in config.stack)
 
 
 # --------------------------------------------------------------------------

@@ -31,6 +31,16 @@ chmod +x "$3/bin/"*
 """
 
 
+def _default_signals() -> None:
+    """In the child before exec: SIGINT and SIGTERM at their defaults, whatever the test run inherited.
+
+    A command started in the background of a non-interactive shell (``pytest &``) ignores SIGINT, bash
+    cannot undo a signal ignored on entry, and the interruption test would wait out the stub's sleep and fail.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def ci_process(tmp_path: Path, pytest_sleep: int = 0, **statuses: int) -> tuple[subprocess.Popen, Path]:
     """Start a copy of .ci/run, in its own process group, with stubbed tools; return it and its TMPDIR."""
     project = tmp_path / "project"
@@ -51,6 +61,7 @@ def ci_process(tmp_path: Path, pytest_sleep: int = 0, **statuses: int) -> tuple[
     proc = subprocess.Popen(
         ["bash", str(project / ".ci" / "run")], env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        preexec_fn=_default_signals,
     )
     return proc, temp
 
