@@ -30,17 +30,16 @@ wall time of the same command over the input's first sentence, shown once
 per command) is not shared by workers, the rest at best over min(N, cores)
 processes: ``T1 / (start + (T1 - start) / min(N, cores))``.  On
 ``projectivize --count`` over English-EWT train (about 4 s in one process,
-0.7 s of which start-up) this is about 1.7x for 2 jobs: the goal can only
-be met with a shorter start-up.
+0.25-0.4 s of which start-up) this is about 1.85-1.9x for 2 jobs.
 
 The machine's own share in a speed-up is printed before and after the
 table: the same CPU-bound work (the optimal DP with counting over the
-input's first non-projective trees, no input or output) run alone and as two
-copies side by side, each copy a process of its own.  On a machine whose two
-cores slow each other down (a virtual machine whose cores share a physical
-one, or a busy host), two copies take longer than one; then no program split
-over two processes can beat ``2 * alone / side by side``: that is the
-``machine`` ceiling.
+input's first non-projective trees, no input or output) run alone and then as
+two copies side by side, each copy a process of its own, in rounds (at least
+3, or --repeat).  On a machine whose two cores slow each other down (a
+virtual machine whose cores share a physical one, or a busy host), two
+copies take longer than one; then no program split over two processes can
+beat ``2 * alone / side by side`` (median of the rounds' ratios).
 
     python benchmarks/jobs.py [--file PATH] [--sentences N] [--jobs 1 2 4] [--repeat N] [--only NAME...]
 """
@@ -102,23 +101,25 @@ print(time.perf_counter() - start)
 """
 
 
-def side_by_side(path: Path, repeat: int) -> tuple[float, float]:
-    """(best seconds of the probe alone, best seconds of the slower of two copies run at once)."""
+def side_by_side(path: Path, rounds: int) -> list[float]:
+    """Per round: the seconds of the slower of two copies of the probe run at once over those of one copy alone
+    run just before (the machine's speed drifts, so each pair is compared with its neighbour)."""
     def start() -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-c", PROBE, str(path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
-    alone, pair = [], []
-    for _ in range(repeat):
-        alone.append(float(start().communicate()[0]))
+    ratios = []
+    for _ in range(rounds):
+        alone = float(start().communicate()[0])
         both = [start(), start()]
-        pair.append(max(float(process.communicate()[0]) for process in both))
-    return min(alone), min(pair)
+        ratios.append(max(float(process.communicate()[0]) for process in both) / alone)
+    return ratios
 
 
-def print_machine(path: Path, repeat: int) -> None:
-    alone, pair = side_by_side(path, repeat)
-    print(f"machine: the DP probe takes {alone:.2f} s alone, {pair:.2f} s as two copies side by side "
-          f"({pair / alone:.2f}x): no 2-process run can beat {2 * alone / pair:.2f}x now")
+def print_machine(path: Path, rounds: int) -> None:
+    ratios = sorted(side_by_side(path, max(rounds, 3)))
+    middle = ratios[len(ratios) // 2]
+    print(f"machine: two copies of a 1 s DP side by side take {middle:.2f}x the time of one (median of {len(ratios)} "
+          f"rounds, {ratios[0]:.2f}-{ratios[-1]:.2f}): no 2-process run can beat {2 / middle:.2f}x now")
 
 
 def first_sentences(path: Path, count: int, into: Path) -> Path:
