@@ -330,34 +330,54 @@ def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
     assert path.read_text() == "written before the workers\nafter\n"
 
 
-def slow_square(x: int) -> int:
-    """Module-level work of 20 ms: chunks are still waiting in the executor when the input ends."""
-    time.sleep(0.02)
+#: Opened by the taper test once the input has ended; forked workers inherit it.
+GATE = multiprocessing.get_context("fork").Event() if hasattr(os, "fork") else None
+
+
+def gated_square(x: int) -> int:
+    """Module-level work that, in a worker, waits for :data:`GATE`: no worker gets past its first task before the
+    input ends."""
+    if multiprocessing.parent_process() is not None:
+        GATE.wait(10)
     return x * x
 
 
 def test_chunks_no_worker_began_are_sent_again_in_pieces_at_the_end(monkeypatch, forced):
     """Once the input has ended, the chunks still waiting are cancelled and sent again a ``TAPER``-th at a time;
     every result still comes back once, in order, items without work included."""
+    if parallel.start_method() != "fork":
+        pytest.skip("workers are not forked here")
     monkeypatch.setattr(SentencePool, "_chunk_size", lambda self: 8)
     monkeypatch.setattr(parallel, "WINDOW_PER_JOB", 8)  # the input ends before any result is taken
     sent: list[int] = []
-    submit = SentencePool._submit
+    submit, tapered = SentencePool._submit, SentencePool._tapered
 
     def recorded(self, work, batch, tasks):
         sent.append(len(tasks))
         return submit(self, work, batch, tasks)
 
+    def then_open(self, *args):
+        try:
+            return tapered(self, *args)
+        finally:
+            GATE.set()
+
     monkeypatch.setattr(SentencePool, "_submit", recorded)
+    monkeypatch.setattr(SentencePool, "_tapered", then_open)
+    GATE.clear()
     items = [(i, None if i % 3 == 0 else i) for i in range(122)]  # 81 tasks: one here, then ten chunks of 8
-    with SentencePool(2) as pool:
-        results = [(key, _value(outcome)) for key, outcome in pool.map(slow_square, iter(items))]
+    try:
+        with SentencePool(2) as pool:
+            results = [(key, _value(outcome)) for key, outcome in pool.map(gated_square, iter(items))]
+    finally:
+        GATE.set()
     assert results == [(i, None if i % 3 == 0 else i * i) for i in range(122)]
     assert sent[:10] == [8] * 10, "the chunks read before the end are sent whole"
     pieces = sent[10:]
-    # When the input ends, the workers hold at most three of the ten chunks (two running, one queued): at least
-    # seven are cancelled, each sent again as four pieces of two tasks.
-    assert len(pieces) >= 7 * parallel.TAPER and set(pieces) == {8 // parallel.TAPER}
+    # The workers wait in their first task, so at most five chunks are begun (two running, three in the executor's
+    # call queue, which holds one more than there are workers): at least five are cancelled, each sent again as
+    # four pieces of two tasks.
+    assert len(pieces) >= 5 * parallel.TAPER and set(pieces) == {8 // parallel.TAPER}
 
 
 def test_split_keeps_every_item_in_order_with_tasks_shared_out_evenly():
