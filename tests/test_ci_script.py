@@ -39,6 +39,7 @@ def _default_signals() -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # a blocked signal is inherited too
 
 
 def ci_process(tmp_path: Path, pytest_sleep: int = 0, **statuses: int) -> tuple[subprocess.Popen, Path]:
@@ -104,5 +105,24 @@ def test_ci_removes_its_environment_when_interrupted(tmp_path, signum):
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.02)
     os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C or a CI runner's cancel: the whole group
-    assert proc.wait(timeout=30) != 0
+    try:
+        assert proc.wait(timeout=30) != 0
+    except subprocess.TimeoutExpired:
+        states = _signal_states(proc.pid)
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"the run outlived {signal.Signals(signum).name} by 30 s; its processes: {states}")
     assert list(temp.iterdir()) == []
+
+
+def _signal_states(group: int) -> list[str]:
+    """Each process of ``group``: its command and its blocked and ignored signal masks (to tell why one lives on)."""
+    states = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+            if os.getpgid(int(status.parent.name)) == group:
+                states.append(f"{fields['Name'].strip()} blocked={fields['SigBlk'].strip()} "
+                              f"ignored={fields['SigIgn'].strip()}")
+        except (OSError, KeyError):
+            continue
+    return states
