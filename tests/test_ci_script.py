@@ -110,6 +110,7 @@ def test_ci_removes_its_environment_when_interrupted(tmp_path, signum):
     except subprocess.TimeoutExpired:
         states = _signal_states(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
         pytest.fail(f"the run outlived {signal.Signals(signum).name} by 30 s; its processes: {states}")
     assert list(temp.iterdir()) == []
 

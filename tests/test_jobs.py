@@ -330,15 +330,19 @@ def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
     assert path.read_text() == "written before the workers\nafter\n"
 
 
-#: Opened by the taper test once the input has ended; forked workers inherit it.
+#: Opened by the taper test once the input has ended, and the count of tasks the workers ran; forked workers
+#: inherit both.
 GATE = multiprocessing.get_context("fork").Event() if hasattr(os, "fork") else None
+RUN_IN_WORKERS = multiprocessing.get_context("fork").Value("i", 0) if hasattr(os, "fork") else None
 
 
 def gated_square(x: int) -> int:
-    """Module-level work that, in a worker, waits for :data:`GATE`: no worker gets past its first task before the
-    input ends."""
+    """Module-level work that, in a worker, waits for :data:`GATE` (no worker gets past its first task before the
+    input ends) and counts itself."""
     if multiprocessing.parent_process() is not None:
         GATE.wait(10)
+        with RUN_IN_WORKERS.get_lock():
+            RUN_IN_WORKERS.value += 1
     return x * x
 
 
@@ -365,18 +369,24 @@ def test_chunks_no_worker_began_are_sent_again_in_pieces_at_the_end(monkeypatch,
     monkeypatch.setattr(SentencePool, "_submit", recorded)
     monkeypatch.setattr(SentencePool, "_tapered", then_open)
     GATE.clear()
-    items = [(i, None if i % 3 == 0 else i) for i in range(122)]  # 81 tasks: one here, then ten chunks of 8
+    RUN_IN_WORKERS.value = 0
+    def items():
+        yield from ((i, None if i % 3 == 0 else i) for i in range(122))  # 81 tasks: one here, ten chunks of 8
+        time.sleep(0.2)  # the executor's thread hands chunks out to the waiting workers before the input ends
+
     try:
         with SentencePool(2) as pool:
-            results = [(key, _value(outcome)) for key, outcome in pool.map(gated_square, iter(items))]
+            results = [(key, _value(outcome)) for key, outcome in pool.map(gated_square, items())]
+            assert pool._sent == len(sent)
     finally:
         GATE.set()
     assert results == [(i, None if i % 3 == 0 else i * i) for i in range(122)]
+    assert RUN_IN_WORKERS.value == 80, "every task sent to the workers ran once: none of a begun chunk again"
     assert sent[:10] == [8] * 10, "the chunks read before the end are sent whole"
     pieces = sent[10:]
-    # The workers wait in their first task, so at most five chunks are begun (two running, three in the executor's
-    # call queue, which holds one more than there are workers): at least five are cancelled, each sent again as
-    # four pieces of two tasks.
+    # The workers wait in their first task, so at most five chunks have left the executor's queue (two running,
+    # three in its call queue, one more than there are workers), where they can no longer be cancelled: five to
+    # ten chunks (all, when the executor's thread had handed out none yet) are sent again as four pieces of two tasks.
     assert len(pieces) >= 5 * parallel.TAPER and set(pieces) == {8 // parallel.TAPER}
 
 
@@ -396,8 +406,8 @@ def test_split_keeps_every_item_in_order_with_tasks_shared_out_evenly():
     assert len(chunk.split(40)) == 22
 
 
-def test_each_workers_first_chunk_is_a_taper_smaller():
-    """A worker waits while this process reads its first chunk: the first chunk of each is a quarter of the rest."""
+def test_the_first_chunks_are_a_taper_smaller():
+    """A worker waits while this process reads its first chunk: the first ``jobs`` chunks are a quarter of the rest."""
     pool = SentencePool(3)
     pool._task_seconds = parallel.CHUNK_SECONDS / 100  # a hundred tasks per chunk
     sizes = []

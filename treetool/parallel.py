@@ -50,9 +50,10 @@ error are those of a run in one process.  The parts:
   20-60% more CPU than ``--jobs 1`` at 0.05 s per chunk, where the first,
   slower sentences made chunks of 1-3 sentences; none measurable at 0.3 s).
   Where a worker would otherwise wait on a whole chunk, chunks are ``TAPER``
-  times smaller: each worker's first (read while it waits), and, once the
-  input has ended, every chunk no worker has begun (cancelled and sent again
-  in pieces), so the workers end together.
+  times smaller: the first ``jobs`` (read while the workers wait), and, once
+  the input has ended, every chunk still waiting in the executor (cancelled
+  and sent again in pieces; the ``jobs + 1`` in its call queue to the
+  workers can no longer be cancelled), so the workers end together.
 * A worker that dies (killed by a signal, out of memory) leaves the run
   incomplete: :class:`WorkerDied`, one line for the user, no traceback.
 
@@ -123,8 +124,8 @@ SAMPLE_TASKS = 32
 SAMPLE_SECONDS = 0.01
 #: Seconds of work aimed at per chunk sent to a worker (amortises the pipe and pickling).
 CHUNK_SECONDS = 0.25
-#: Where a worker would wait for a whole chunk (each worker's first, and, once the input has ended, every chunk no
-#: worker has begun), chunks are this many times smaller (see :meth:`SentencePool._tapered`).
+#: Where a worker would wait for a whole chunk (the first ``jobs``, and, once the input has ended, every chunk still
+#: waiting in the executor), chunks are this many times smaller (see :meth:`SentencePool._tapered`).
 TAPER = 4
 #: Tasks per chunk at most; keys (tasks and pass-through items) per chunk at most.
 MAX_CHUNK = 1024
@@ -543,8 +544,8 @@ class SentencePool:
         self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
 
     def _chunk_size(self) -> int:
-        """Tasks for the next chunk: about ``CHUNK_SECONDS`` of work, a ``TAPER``-th of it for each worker's
-        first (a worker waits while this process reads its chunk)."""
+        """Tasks for the next chunk: about ``CHUNK_SECONDS`` of work, a ``TAPER``-th of it for the first ``jobs``
+        (the workers wait while this process reads them)."""
         if self._task_seconds <= 0:
             return MAX_CHUNK
         seconds = CHUNK_SECONDS if self._sent >= self.jobs else CHUNK_SECONDS / TAPER
@@ -574,7 +575,9 @@ class SentencePool:
 
     def _tapered(self, pending: deque[_Chunk], work: Callable[[Any], Any],
                  batch: Callable[[list[Any]], list[Outcome]] | None) -> deque[_Chunk]:
-        """``pending`` once the input has ended: each chunk no worker has begun is sent again in ``TAPER`` pieces.
+        """``pending`` once the input has ended: each chunk still waiting in the executor is sent again in
+        ``TAPER`` pieces (a chunk in its call queue to the workers, ``jobs + 1`` at most, cannot be cancelled and
+        stays whole: it runs before the pieces).
 
         Whole chunks at the end left one worker on the last of them while the
         other had nothing to do, and this process then wrote that chunk's
