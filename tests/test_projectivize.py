@@ -231,7 +231,9 @@ ENUMERATION_PARTS = [(n, None) for n in range(1, 6)] + [(6, head) for head in (0
 def test_all_trees_against_enumeration(n, head_of_1):
     proj = projective_by_filter(n)
     proj_single = proj[(proj[:, 1:] == 0).sum(1) == 1]
-    trees = all_trees(n) if head_of_1 is None else all_trees(n)[all_trees(n)[:, 1] == head_of_1]
+    trees = all_trees(n)
+    if head_of_1 is not None:
+        trees = trees[trees[:, 1] == head_of_1]
     for h in trees:
         lv = level_matrix(h.tolist())
         for single_root in (True, False):
