@@ -125,7 +125,8 @@ class StrategyRestriction:
         memoises; asking :meth:`_future_child` per stack word scanned them twice per word).
         """
         heads, before = config.heads, self.anchor_heads
-        left, right = set(), set()
+        left: set[int] = set()
+        right: set[int] = set()
         for d in range(1, len(heads)):
             head = heads[d]
             if head != before[d]:
