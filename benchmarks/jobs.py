@@ -15,7 +15,9 @@ benchmark takes two to three minutes on an idle machine. ``projectivize
 run (one second in all, too little for workers to pay).
 
 Each run is a separate process (start-up included) writing to a temporary
-file. The table gives the best wall-clock time of --repeat runs, the CPU time
+file, the job counts in turn (1, 2, 4, 1, 2, 4, ...: the machine's speed
+drifts, and a slow minute then falls on every job count alike). The table
+gives the best wall-clock time of --repeat runs, the CPU time
 of that process and its workers (user + system, from ``RUSAGE_CHILDREN``),
 the wall speed-up over ``--jobs 1`` and the CPU efficiency: the CPU time of
 ``--jobs 1`` over that of N jobs (100% = the workers cost no CPU beyond the
@@ -193,10 +195,13 @@ def measure(name: str, path: Path, job_counts: list[int], repeat: int, out: Path
     args, expensive = COMMANDS[name]
     base_wall = base_cpu = None
     digests = set()
+    runs: dict[int, list[tuple[float, float, str]]] = {jobs: [] for jobs in job_counts}
+    for _ in range(repeat):  # the job counts in turn, so a drift in the machine's speed falls on each alike
+        for jobs in job_counts:
+            runs[jobs].append(run_once(args, path, jobs, out))
     for jobs in job_counts:
-        runs = [run_once(args, path, jobs, out) for _ in range(repeat)]
-        wall, cpu, digest = min(runs)
-        digests.update(run[2] for run in runs)
+        wall, cpu, _ = min(runs[jobs])
+        digests.update(run[2] for run in runs[jobs])
         if jobs == 1:
             base_wall, base_cpu = wall, cpu
         speedup = f"{base_wall / wall:7.2f}x" if base_wall else f"{'':>8}"

@@ -17,7 +17,7 @@ from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
-from treetool.treebank import read_treebank
+from treetool.treebank import ReadShare, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
@@ -82,13 +82,14 @@ def coverage_command(
     total = Coverage("total")
     timed_out: list[str] = []
     work = functools.partial(_tree_coverage, chosen, max_degree, max_seconds)
+    share = ReadShare(path for path, _ in inputs)
     with (
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy) as pool,
+        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
     ):
         files = ((path, (((position, s), s.head_list)
-                         for position, s in enumerate(read_treebank(path, fmt, on_error=pool.report), 1)))
+                         for position, s in enumerate(share.count(read_treebank(path, fmt, on_error=pool.report)), 1)))
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)

@@ -16,7 +16,7 @@ from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import LANGS, SPELLINGS
 from treetool.report import JsonReportFile
-from treetool.treebank import TreebankWriter, read_treebank
+from treetool.treebank import ReadShare, TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
@@ -180,17 +180,18 @@ def oracle_command(
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
     work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
+    share = ReadShare(path for path, _ in inputs)
     with (
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy) as pool,
+        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
     ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
             files = ((path, (((p, s), (s.head_list, s.deprels if labeled else None))
-                             for p, s in enumerate(read_treebank(path, fmt, on_error=pool.report), 1)))
+                             for p, s in enumerate(share.count(read_treebank(path, fmt, on_error=pool.report)), 1)))
                      for path, fmt in inputs)
             for path, results in pool.map_files(work, files):
                 counts = SequenceCounts(path)

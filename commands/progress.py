@@ -15,16 +15,13 @@ It never writes to stdout and leaves no trace on the terminal when done
 
 from __future__ import annotations
 
-import io
 import os
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from treetool.errors import TreebankError
-from treetool.formats.files import open_binary_input
+from treetool.formats.files import input_size
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -32,24 +29,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _REFRESH = 0.1  # seconds between updates of the display's counters
-
-
-def input_size(path: str) -> int | None:
-    """Bytes of ``path`` as the readers see them, or None when unknown
-    (stdin, pipes, compressed files, files that cannot be opened)."""
-    if path == "-":
-        return None
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        stream = open_binary_input(path)
-    except (OSError, TreebankError):
-        return None
-    try:
-        plain = isinstance(stream, io.BufferedReader)  # not wrapped by a decompressor
-    finally:
-        stream.close()
-    return os.path.getsize(path) if plain else None
 
 
 class SentenceProgress:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from concurrent.futures import wait
 
 import pytest
 from nltk import Tree
@@ -22,11 +21,9 @@ from oracles.constituency.annotate import annotate_tree, step_record
 from oracles.constituency.dynamic import ConstituencyOracle
 from oracles.constituency.gold_index import GoldIndex
 from oracles.constituency.paper_loss import paper_loss
-from treetool import parallel
 from treetool.formats.ptb import read_ptb_file
-from treetool.parallel import SentencePool
 
-from conftest import run_cli, shared_path
+from conftest import force_workers, run_cli, shared_path
 
 SYSTEMS = {"top-down": {}, "in-order": {}, "top-down, 3 open": {"max_open_nts": 3}}
 
@@ -173,20 +170,7 @@ def _spans(gold):
 @pytest.fixture
 def forced_workers(monkeypatch) -> list[int]:
     """Workers start after the first tree and take over (as in test_jobs); the list counts pool starts."""
-    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
-    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
-    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)
-    monkeypatch.setattr(parallel, "SAMPLE_TASKS", 1)
-    starts: list[int] = []
-    start = SentencePool._start
-
-    def counted(self, work):
-        starts.append(1)
-        start(self, work)
-        wait(self._booting)
-
-    monkeypatch.setattr(SentencePool, "_start", counted)
-    return starts
+    return force_workers(monkeypatch)
 
 
 def test_jobs_output_equals_one_process(tmp_path, forced_workers):

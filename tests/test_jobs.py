@@ -10,24 +10,26 @@ spawned workers too, the start method of a process that runs threads.
 
 from __future__ import annotations
 
+import gzip
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import wait
 from pathlib import Path
 
 import pytest
 
 import treetool.parallel as parallel
-from conftest import SAMPLE_DATA, run_cli, shared_path
+from conftest import SAMPLE_DATA, force_workers, run_cli, shared_path
 from treetool.budget import SentenceTimeout
 from treetool.errors import WorkerDied
 from treetool.parallel import Outcome, SentencePool, resolve_jobs
 from treetool.projectivization import driver
 from treetool.projectivization.driver import solve_tree
+from treetool.treebank import ReadShare, read_treebank
 
 EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
 
@@ -35,22 +37,7 @@ EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
 @pytest.fixture
 def forced(monkeypatch) -> list[int]:
     """Workers start after the first task and take over; returns the list of pool starts (one entry per start)."""
-    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.0)
-    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
-    monkeypatch.setattr(parallel, "MIN_TASK_SECONDS", 0.0)
-    monkeypatch.setattr(parallel, "SAMPLE_TASKS", 1)  # the warm-up rule sees every task
-    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
-    starts: list[int] = []
-    start = SentencePool._start
-
-    def counted(self, work):
-        starts.append(1)
-        start(self, work)
-        wait(self._booting)  # the workers take over at once, instead of when they are up
-
-
-    monkeypatch.setattr(SentencePool, "_start", counted)
-    return starts
+    return force_workers(monkeypatch)
 
 
 @pytest.fixture(params=["fork", "spawn"])
@@ -220,6 +207,49 @@ def test_workers_start_only_for_tasks_worth_sending(monkeypatch, task_seconds, s
         for _ in pool.map(busy, ((i, task_seconds) for i in range(2000))):
             pass
         assert (pool._executor is not None) == started
+
+
+def _started_after(tasks: int, unread, monkeypatch) -> bool:
+    """Whether 2 workers started within ``tasks`` tasks of 2 ms, the input's unread share told by ``unread``."""
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
+    with SentencePool(2, unread=unread) as pool:
+        for _ in pool.map(busy, ((i, 2e-3) for i in range(tasks))):
+            pass
+        return pool._refused
+
+
+def test_a_known_long_input_starts_the_workers_after_a_short_warm_up(monkeypatch):
+    """With the size known and most of the input unread, 20 ms of work decide (not 50 ms per worker)."""
+    assert parallel.KNOWN_SIZE_WARMUP_SECONDS < 2e-3 * 15 < 2 * parallel.WARMUP_SECONDS
+    assert _started_after(15, lambda: 0.99, monkeypatch)
+    assert not _started_after(15, lambda: None, monkeypatch)
+
+
+def test_a_known_short_input_never_pays_for_workers(monkeypatch):
+    """Expensive tasks, but the unread share says little work is left: no workers; unknown size: workers."""
+    work_left = 0.4 * 0.01 / 0.99  # after 0.4 s of work with 1% of the input unread
+    assert work_left < parallel.PAYBACK * parallel.START_SECONDS["fork"] * 2
+    assert not _started_after(200, lambda: 0.01, monkeypatch)
+    assert _started_after(200, lambda: None, monkeypatch)
+
+
+def test_read_share_is_the_share_of_the_inputs_bytes_not_read_yet(tmp_path):
+    first, second = SAMPLE_DATA / "en_sample.conllu", SAMPLE_DATA / "de_sample.conllu"
+    data, total = first.read_bytes(), first.stat().st_size + second.stat().st_size
+    ends = [match.end() for match in re.finditer(rb"\n\n", data)]  # each sentence ends with its blank line
+    share = ReadShare([str(first), str(second)])
+    assert share.unread() == 1.0
+    for end, _ in zip(ends, share.count(read_treebank(str(first)))):
+        assert share.unread() == pytest.approx(1 - end / total)
+    assert share.unread() == pytest.approx(second.stat().st_size / total)
+    for _ in share.count(read_treebank(str(second))):
+        pass
+    assert share.unread() == 0.0
+    packed = tmp_path / "a.conllu.gz"
+    packed.write_bytes(gzip.compress(data))
+    assert ReadShare([str(first), str(packed)]).unread() is None
+    assert ReadShare(["-"]).unread() is None
 
 
 def test_jobs_zero_is_every_usable_core_and_negative_is_refused(real):

@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 from commands.app import app
-from commands.progress import input_size
+from treetool.formats.files import input_size
 from conftest import ROOT, SAMPLE_DATA
 from treetool.budget import Budget, SentenceTimeout
 from treetool.formats.conll import read_conll

@@ -14,12 +14,14 @@ import lzma
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .errors import TreebankError
-from .formats.files import FORMATS, AtomicOutput, format_from_name, format_from_text, open_binary_input, reject_binary
+from .formats.files import (
+    FORMATS, AtomicOutput, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
+)
 
 if TYPE_CHECKING:
     from .formats.conll import OnError
@@ -114,6 +116,33 @@ def read_treebank(
             from .formats.conll import read_conll
 
             yield from read_conll(binary, name, resolved, on_error)
+
+
+class ReadShare:
+    """How much of a run's CoNLL inputs has been read: the share of their bytes that :meth:`count` has seen.
+
+    It tells a :class:`~treetool.parallel.SentencePool` how much work is left
+    (``unread=share.unread``), so that workers start early on a long input
+    and never on a short one.  Unknown (None) when an input's size is: stdin,
+    a pipe, a compressed file.
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        sizes = [input_size(path) for path in paths]
+        self.total = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        self.read = 0
+
+    def count(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """``sentences`` unchanged, their bytes counted as read."""
+        for sentence in sentences:
+            self.read += len(sentence.raw)
+            yield sentence
+
+    def unread(self) -> float | None:
+        """The share of the inputs' bytes not read yet (0 to 1), None when their size is unknown."""
+        if not self.total:
+            return None
+        return max(0.0, 1.0 - self.read / self.total)
 
 
 def treebank_format(path: str, fmt: str | None = None) -> str:

@@ -343,3 +343,21 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
         os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after fchown, which clears set-id bits
     except PermissionError:
         pass
+
+
+def input_size(path: str) -> int | None:
+    """Bytes of ``path`` as the readers see them, or None when unknown
+    (stdin, pipes, compressed files, files that cannot be opened)."""
+    if path == "-":
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        stream = open_binary_input(path)
+    except (OSError, TreebankError):
+        return None
+    try:
+        plain = isinstance(stream, io.BufferedReader)  # not wrapped by a decompressor
+    finally:
+        stream.close()
+    return os.path.getsize(path) if plain else None
