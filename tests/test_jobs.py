@@ -234,6 +234,25 @@ def test_a_known_short_input_never_pays_for_workers(monkeypatch):
     assert _started_after(200, lambda: None, monkeypatch)
 
 
+def test_costly_sentences_at_the_end_still_start_the_workers(monkeypatch):
+    """An input sorted by length: 95% of it costs almost nothing, its last 5% (300 tasks of 2 ms) repays workers."""
+    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
+    read = [0.0]
+
+    def items():
+        for i in range(2300):
+            cheap = i < 2000
+            read[0] += 0.95 / 2000 if cheap else 0.05 / 300
+            yield i, 2e-6 if cheap else 2e-3
+
+    with SentencePool(2, unread=lambda: 1.0 - read[0]) as pool:
+        for _ in pool.map(busy, items()):
+            if pool._refused:
+                break
+        assert pool._refused and read[0] < 0.99
+
+
 def test_read_share_is_the_share_of_the_inputs_bytes_not_read_yet(tmp_path):
     first, second = SAMPLE_DATA / "en_sample.conllu", SAMPLE_DATA / "de_sample.conllu"
     data, total = first.read_bytes(), first.stat().st_size + second.stat().st_size

@@ -387,6 +387,7 @@ class SentencePool:
         self._window_work = 0.0
         self._window_tasks = 0
         self._window_start = time.process_time()
+        self._window_read = 0.0  # the share of the input read when the window began
         self._refused = False  # the work cannot be pickled: it stays in this process
 
     def __enter__(self) -> SentencePool:
@@ -553,14 +554,28 @@ class SentencePool:
                 and (left is None or left >= PAYBACK * START_SECONDS[method] * self.jobs)):
             self._start(work)
         self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.process_time()
+        self._window_read = self._read_share() or 0.0
+
+    def _read_share(self) -> float | None:
+        """The share of the input read so far (None when its size is unknown)."""
+        unread = self._unread() if self._unread is not None else None
+        return None if unread is None else 1.0 - unread
 
     def _work_left(self) -> float | None:
-        """Seconds of work the unread input holds, estimated from the work seen here and the share of the input
-        read; None when the input's size is unknown."""
-        unread = self._unread() if self._unread is not None else None
-        if unread is None or unread >= 1.0:
+        """Seconds of work the unread input holds, None when its size is unknown.
+
+        The work per share of input read is taken over all the input read and
+        over the current window, whichever is higher: over all of it alone, an
+        input sorted by length, its costly sentences last, would seem to have
+        little work left until the end.
+        """
+        read = self._read_share()
+        if not read:
             return None
-        return self._work_seen * unread / (1.0 - unread)
+        rate = self._work_seen / read
+        if read > self._window_read:
+            rate = max(rate, self._window_work / (read - self._window_read))
+        return (1.0 - read) * rate
 
     def _start(self, work: Callable[[Any], Any]) -> None:
         try:
