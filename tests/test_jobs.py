@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -362,6 +363,19 @@ def test_fork_only_when_this_process_runs_one_thread():
     finally:
         release.set()
         thread.join()
+
+
+@pytest.mark.parametrize("ending", ["unused", "error"])
+def test_a_pool_stopped_at_once_leaves_one_thread_so_the_next_can_fork(ending, forced):
+    """Workers stopped without joining (never sent work, or the run failed): the executor's thread is gone too."""
+    with pytest.raises(KeyError) if ending == "error" else nullcontext():
+        with SentencePool(2) as pool:
+            for _ in pool.map(busy, ((i, 1e-3) for i in range(1 if ending == "unused" else 50))):
+                pass
+            assert pool._executor is not None and (pool._sent == 0) == (ending == "unused")
+            if ending == "error":
+                raise KeyError("the caller failed")
+    assert threading.active_count() == 1 and parallel.start_method() == "fork"
 
 
 def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):

@@ -416,9 +416,14 @@ class SentencePool:
         # Python 3.11 has no public way to stop a running task (3.14: terminate_workers);
         # shutdown forgets the processes, so they are taken first.
         processes = list((getattr(executor, "_processes", None) or {}).values())
+        manager = getattr(executor, "_executor_manager_thread", None)
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
+        # The executor's thread ends once it has seen them go (a few milliseconds): joined, so that this process
+        # runs one thread again and a next pool may fork (start_method).
+        if manager is not None:
+            manager.join(timeout=5.0)
 
     def map(
         self,
