@@ -7,8 +7,10 @@ never copy its data into the project.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,7 +87,7 @@ def force_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     starts: list[int] = []
     start = parallel.SentencePool._start
 
-    def counted(self, work):
+    def counted(self: parallel.SentencePool, work: Callable[[Any], Any]) -> None:
         starts.append(1)
         start(self, work)
         wait(self._booting)  # the workers take over at once, instead of when they are up

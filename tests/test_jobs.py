@@ -210,48 +210,79 @@ def test_workers_start_only_for_tasks_worth_sending(monkeypatch, task_seconds, s
         assert (pool._executor is not None) == started
 
 
-def _started_after(tasks: int, unread, monkeypatch) -> bool:
-    """Whether 2 workers started within ``tasks`` tasks of 2 ms, the input's unread share told by ``unread``."""
+def _workers_started(costs: list[float], unread, monkeypatch, jobs: int = 2) -> tuple[int, int]:
+    """(workers a pool of ``jobs`` starts, tasks read by then; 0, all when none) over tasks of ``costs`` seconds,
+    the input's unread share after ``n`` tasks read being ``unread(n)``."""
     monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")  # whatever threads an earlier test left
     monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
-    with SentencePool(2, unread=unread) as pool:
-        for _ in pool.map(busy, ((i, 2e-3) for i in range(tasks))):
-            pass
-        return pool._refused
+    read = [0]
+
+    def items():
+        for read[0], cost in enumerate(costs, 1):
+            yield read[0], cost
+
+    with SentencePool(jobs, unread=lambda: unread(read[0])) as pool:
+        for _ in pool.map(busy, items()):
+            if pool._refused:
+                return pool.jobs, read[0]
+    return 0, read[0]
 
 
 def test_a_known_long_input_starts_the_workers_after_a_short_warm_up(monkeypatch):
     """With the size known and most of the input unread, 20 ms of work decide (not 50 ms per worker)."""
     assert parallel.KNOWN_SIZE_WARMUP_SECONDS < 2e-3 * 15 < 2 * parallel.WARMUP_SECONDS
-    assert _started_after(15, lambda: 0.99, monkeypatch)
-    assert not _started_after(15, lambda: None, monkeypatch)
+    assert _workers_started([2e-3] * 15, lambda n: 0.99, monkeypatch)[0] == 2
+    assert _workers_started([2e-3] * 15, lambda n: None, monkeypatch)[0] == 0
 
 
 def test_a_known_short_input_never_pays_for_workers(monkeypatch):
     """Expensive tasks, but the unread share says little work is left: no workers; unknown size: workers."""
     work_left = 0.4 * 0.01 / 0.99  # after 0.4 s of work with 1% of the input unread
     assert work_left < parallel.PAYBACK * parallel.START_SECONDS["fork"] * 2
-    assert not _started_after(200, lambda: 0.01, monkeypatch)
-    assert _started_after(200, lambda: None, monkeypatch)
+    assert _workers_started([2e-3] * 200, lambda n: 0.01, monkeypatch)[0] == 0
+    assert _workers_started([2e-3] * 200, lambda n: None, monkeypatch)[0] == 2
+
+
+def test_one_costly_sentence_first_does_not_make_a_short_input_long(monkeypatch):
+    """50 ms, then 299 tasks of 50 microseconds (65 ms in all): the first sentence alone promises 15 s more."""
+    assert _workers_started([50e-3] + [50e-6] * 299, lambda n: 1 - n / 300, monkeypatch)[0] == 0
 
 
 def test_costly_sentences_at_the_end_still_start_the_workers(monkeypatch):
     """An input sorted by length: 95% of it costs almost nothing, its last 5% (300 tasks of 2 ms) repays workers."""
-    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
-    monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
-    read = [0.0]
+    def unread(n: int) -> float:
+        return 1 - 0.95 * min(n, 2000) / 2000 - 0.05 * max(n - 2000, 0) / 300
 
-    def items():
-        for i in range(2300):
-            cheap = i < 2000
-            read[0] += 0.95 / 2000 if cheap else 0.05 / 300
-            yield i, 2e-6 if cheap else 2e-3
+    workers, read = _workers_started([2e-6] * 2000 + [2e-3] * 300, unread, monkeypatch)
+    assert workers == 2 and unread(read) > 0.01
 
-    with SentencePool(2, unread=lambda: 1.0 - read[0]) as pool:
-        for _ in pool.map(busy, items()):
-            if pool._refused:
-                break
-        assert pool._refused and read[0] < 0.99
+
+def test_as_many_workers_start_as_the_work_left_repays(monkeypatch):
+    """``--jobs 16`` over 1 s of work: some workers, not none (16 would not be repaid PAYBACK times)."""
+    assert 1.0 < parallel.PAYBACK * parallel.START_SECONDS["fork"] * 16
+    workers, _ = _workers_started([2e-3] * 500, lambda n: 1 - n / 500, monkeypatch, jobs=16)
+    assert 2 <= workers < 16
+
+
+@pytest.mark.parametrize("args", [["projectivize", "--count"], ["oracle"], ["coverage"],
+                                  ["annotate", "--system", "arc-standard"]])
+def test_commands_tell_the_pool_how_much_input_is_left(args, tmp_path, monkeypatch):
+    """Each ``--jobs`` command gives its pool the unread share: none left after a plain file, unknown for gzip."""
+    told = []
+    init = SentencePool.__init__
+
+    def recording(self, *given, unread=None, **options):
+        told.append(unread)
+        init(self, *given, unread=unread, **options)
+
+    monkeypatch.setattr(SentencePool, "__init__", recording)
+    plain = SAMPLE_DATA / "en_sample.conllu"
+    packed = tmp_path / "en_sample.conllu.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path, left in ((plain, 0.0), (packed, None)):
+        assert run_cli(args[0], path, *args[1:], "--jobs", "2").returncode == 0
+        assert told[-1] is not None and told[-1]() == left
 
 
 def test_read_share_is_the_share_of_the_inputs_bytes_not_read_yet(tmp_path):

@@ -24,29 +24,34 @@ error are those of a run in one process.  The parts:
 * Memory is constant: at most ``WINDOW_PER_JOB * jobs`` chunks are
   outstanding, each of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items
   (at the input's end some may be cut in pieces: the same items).
-* Small or cheap runs never pay for workers: sentences are processed in the
-  main process first, timing the work, and the workers start only once the
-  work seen here has cost 2.5 times what starting them costs (the warm-up:
-  ``WARMUP_SECONDS`` per worker when they are forked, in proportion to
-  ``START_SECONDS`` when spawned) and the work took at least
-  ``MIN_WORK_SHARE`` of the process's CPU time (reading and writing stay in the main
-  process, so below that share workers cannot win much), and a task costs
-  on average ten times what sending it to a worker and back costs
-  (``MIN_TASK_SECONDS``); re-checked after every further warm-up.  This is the break-even rule of renting versus
-  buying, with a margin: whatever the input, starting the workers costs at
-  most 40% of the work done before, and a run whose work is expensive hands
-  it over after a tenth of a second (with the 2 s warm-up of spawned
-  workers, ``projectivize --count`` over English-EWT train, 4 s in one
-  process, could not get past 1.02x with 2 jobs).
-  When the input's size is known (``unread``: regular uncompressed files),
-  the warm-up is shorter (``KNOWN_SIZE_WARMUP_SECONDS``) and the workers
-  start only if the work left, estimated from the work seen and the share
-  of the input read, is ``PAYBACK`` times what starting them costs: on
+* Small or cheap runs do not pay for workers: sentences are processed in
+  the main process first, timing the work, and the workers start only when
+  the work took at least ``MIN_WORK_SHARE`` of the process's CPU time
+  (reading and writing stay in the main process, so below that share
+  workers cannot win much), a task costs on average ten times what sending
+  it to a worker and back costs (``MIN_TASK_SECONDS``), and the work pays
+  for their start; checked after a warm-up, and again after every further
+  one.  This is the break-even rule of renting versus buying, with a margin.
+  When the input's size is unknown (stdin, a pipe, a compressed file), the
+  work must first have cost 2.5 times what starting the workers costs
+  (``WARMUP_SECONDS`` per worker when they are forked, in proportion to
+  ``START_SECONDS`` when spawned): starting them then costs at most 40% of
+  the work done before, and an expensive run hands its work over after a
+  tenth of a second (with the 2 s warm-up of spawned workers,
+  ``projectivize --count`` over English-EWT train, 4 s in one process, could
+  not get past 1.02x with 2 jobs).  When it is known (``unread``: regular
+  uncompressed files), the warm-up is shorter (``KNOWN_SIZE_WARMUP_SECONDS``)
+  and as many workers start as the work left repays ``PAYBACK`` times over
+  (:meth:`SentencePool._work_left` estimates it from the work seen and the
+  share of the input read), none when it repays fewer than two: on
   ``projectivize --count`` over English-EWT train they are forked 0.26-0.29 s
   into the run instead of 0.33-0.35 s (the run with 2 jobs ends about 0.04 s
-  sooner), and an input too short to repay them never starts them (with
+  sooner), and an input too short to repay them does not start them (with
   the warm-up alone, its first 300-400 sentences took 8-13% longer with 2
-  jobs than with 1; now the same time).
+  jobs than with 1; now the same time).  The estimate is a guess from the
+  sentences seen: an input whose first part costs far more per byte than
+  the rest (beyond its single costliest batch, which is left out) can still
+  start workers it does not repay.
   The work goes on in the main process while the workers start, so a run
   that ends meanwhile does not wait for them.  Chunks are sized from the
   measured cost of a task, about ``CHUNK_SECONDS`` of work each, and
@@ -118,11 +123,11 @@ WARMUP_SECONDS = 0.05
 #: With the input's size known (``unread``), the warm-up is this many seconds of work in all (scaled like
 #: ``WARMUP_SECONDS`` for spawned workers): enough tasks for a mean cost and for the work left to be estimated.
 KNOWN_SIZE_WARMUP_SECONDS = 0.02
-#: With the input's size known, workers start only when the work left (the work seen here times the unread share
-#: of the input over the read share) is at least this many times what starting them costs (``START_SECONDS`` per
-#: worker): 2 jobs save about half of it, while the fork and the workers' first and last chunks cost the main
-#: process some hundredths of a second of wall time (measured: 0.04 s when forked near the input's end).
-PAYBACK = 10
+#: With the input's size known, workers start only when the work left (estimated as :meth:`SentencePool._work_left`
+#: says) is at least this many times what starting them costs (``START_SECONDS`` per worker), and only as many as it
+#: repays so: 2 jobs save about half of it, while the fork and the workers' first and last chunks cost the main
+#: process a few hundredths of a second of wall time (measured: 0.04 s for 2 workers forked near the input's end).
+PAYBACK = 5
 #: Workers start only when the work took at least this share of this process's CPU time (CPU, not wall: on a
 #: loaded machine the wall time counts the other processes' turns).
 MIN_WORK_SHARE = 0.5
@@ -378,16 +383,14 @@ class SentencePool:
         self.jobs = resolve_jobs(jobs)
         self.on_error = on_error
         self._unread = unread
-        self._work_seen = 0.0  # seconds of work done in this process
         self._reports: list[Exception] = []
         self._executor: ProcessPoolExecutor | None = None
         self._booting: list[Future] = []  # one no-op per worker: the workers are up when one is done
         self._sent = 0  # chunks sent to the workers
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
-        self._window_work = 0.0
-        self._window_tasks = 0
-        self._window_start = time.process_time()
-        self._window_read = 0.0  # the share of the input read when the window began
+        self._work_seen = 0.0  # seconds of work done in this process, and its costliest batch of tasks
+        self._costliest = 0.0
+        self._new_window()
         self._refused = False  # the work cannot be pickled: it stays in this process
 
     def __enter__(self) -> SentencePool:
@@ -543,11 +546,13 @@ class SentencePool:
                 raise failure
 
     def _measure(self, seconds: float, tasks: int, work: Callable[[Any], Any]) -> None:
-        """Count work done here; start the workers when the warm-up says they pay (module doc)."""
+        """Count a batch of work done here; start the workers when the warm-up says they pay (module doc)."""
         each = seconds / tasks
         self._task_seconds = each if not self._task_seconds else 0.9 * self._task_seconds + 0.1 * each
         self._work_seen += seconds
+        self._costliest = max(self._costliest, seconds)
         self._window_work += seconds
+        self._window_costliest = max(self._window_costliest, seconds)
         self._window_tasks += tasks
         if self.jobs < 2 or self._refused or self._executor is not None:
             return
@@ -555,11 +560,27 @@ class SentencePool:
         if self._window_work < warmup_seconds(method, self.jobs, size_known=left is not None):
             return
         spent = time.process_time() - self._window_start
-        if (self._window_work >= MIN_WORK_SHARE * spent and self._window_work >= MIN_TASK_SECONDS * self._window_tasks
-                and (left is None or left >= PAYBACK * START_SECONDS[method] * self.jobs)):
+        workers = self._workers_repaid(method, left)
+        if (workers >= 2 and self._window_work >= MIN_WORK_SHARE * spent
+                and self._window_work >= MIN_TASK_SECONDS * self._window_tasks):
+            self.jobs = workers
             self._start(work)
-        self._window_work, self._window_tasks, self._window_start = 0.0, 0, time.process_time()
-        self._window_read = self._read_share() or 0.0
+        self._new_window()
+
+    def _new_window(self) -> None:
+        """Begin a warm-up window: its work, tasks and costliest batch, and the CPU clock and share of the input
+        read at its start."""
+        self._window_work, self._window_tasks, self._window_costliest = 0.0, 0, 0.0
+        self._window_start = time.process_time()
+        self._window_read_at = self._read_share() or 0.0
+
+    def _workers_repaid(self, method: str, left: float | None) -> int:
+        """How many of the ``jobs`` workers to start: all when the work left is unknown, else as many as it repays
+        ``PAYBACK`` times over (with ``--jobs 0`` on many cores, all or none would mean none)."""
+        cost = PAYBACK * START_SECONDS[method]
+        if left is None or cost <= 0:
+            return self.jobs
+        return min(self.jobs, int(left / cost))
 
     def _read_share(self) -> float | None:
         """The share of the input read so far (None when its size is unknown)."""
@@ -572,14 +593,16 @@ class SentencePool:
         The work per share of input read is taken over all the input read and
         over the current window, whichever is higher: over all of it alone, an
         input sorted by length, its costly sentences last, would seem to have
-        little work left until the end.
+        little work left until the end.  Each leaves out its costliest batch
+        of tasks: one costly sentence at the start of a short input would
+        otherwise promise more of the same.
         """
         read = self._read_share()
         if not read:
             return None
-        rate = self._work_seen / read
-        if read > self._window_read:
-            rate = max(rate, self._window_work / (read - self._window_read))
+        rate = (self._work_seen - self._costliest) / read
+        if read > self._window_read_at:
+            rate = max(rate, (self._window_work - self._window_costliest) / (read - self._window_read_at))
         return (1.0 - read) * rate
 
     def _start(self, work: Callable[[Any], Any]) -> None:

@@ -124,7 +124,9 @@ class ReadShare:
     It tells a :class:`~treetool.parallel.SentencePool` how much work is left
     (``unread=share.unread``), so that workers start early on a long input
     and never on a short one.  Unknown (None) when an input's size is: stdin,
-    a pipe, a compressed file.
+    a pipe, a compressed file.  Sentences the reader skips as bad
+    (``--on-error skip``) are not counted, so with many of them the work left
+    seems larger than it is (the workers may start a little early).
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
