@@ -47,7 +47,7 @@ error are those of a run in one process.  The parts:
   ``projectivize --count`` over English-EWT train they are forked 0.26-0.29 s
   into the run instead of 0.33-0.35 s (the run with 2 jobs ends about 0.04 s
   sooner), and an input too short to repay them does not start them (with
-  the warm-up alone, its first 300-400 sentences took 8-13% longer with 2
+  the warm-up alone, its first 300-400 sentences took 8-12% longer with 2
   jobs than with 1; now the same time).  The estimate is a guess from the
   sentences seen: an input whose first part costs far more per byte than
   the rest (beyond its single costliest batch, which is left out) can still
