@@ -390,6 +390,7 @@ class SentencePool:
         self._task_seconds = 0.0  # measured cost of one task, for chunk sizes
         self._work_seen = 0.0  # seconds of work done in this process, and its costliest batch of tasks
         self._costliest = 0.0
+        self._last_window_rate: float | None = None  # of the window before the current one
         self._new_window()
         self._refused = False  # the work cannot be pickled: it stays in this process
 
@@ -552,7 +553,6 @@ class SentencePool:
         self._work_seen += seconds
         self._costliest = max(self._costliest, seconds)
         self._window_work += seconds
-        self._window_costliest = max(self._window_costliest, seconds)
         self._window_tasks += tasks
         if self.jobs < 2 or self._refused or self._executor is not None:
             return
@@ -565,14 +565,21 @@ class SentencePool:
                 and self._window_work >= MIN_TASK_SECONDS * self._window_tasks):
             self.jobs = workers
             self._start(work)
+        self._last_window_rate = self._window_rate()
         self._new_window()
 
     def _new_window(self) -> None:
-        """Begin a warm-up window: its work, tasks and costliest batch, and the CPU clock and share of the input
-        read at its start."""
-        self._window_work, self._window_tasks, self._window_costliest = 0.0, 0, 0.0
+        """Begin a warm-up window: its work and tasks, and the CPU clock and share of the input read at its start."""
+        self._window_work, self._window_tasks = 0.0, 0
         self._window_start = time.process_time()
         self._window_read_at = self._read_share() or 0.0
+
+    def _window_rate(self) -> float | None:
+        """Seconds of work per share of input read in the current window (None when unknown or nothing read)."""
+        read = self._read_share()
+        if read is None or read <= self._window_read_at:
+            return None
+        return self._window_work / (read - self._window_read_at)
 
     def _workers_repaid(self, method: str, left: float | None) -> int:
         """How many of the ``jobs`` workers to start: all when the work left is unknown, else as many as it repays
@@ -590,19 +597,21 @@ class SentencePool:
     def _work_left(self) -> float | None:
         """Seconds of work the unread input holds, None when its size is unknown.
 
-        The work per share of input read is taken over all the input read and
-        over the current window, whichever is higher: over all of it alone, an
-        input sorted by length, its costly sentences last, would seem to have
-        little work left until the end.  Each leaves out its costliest batch
-        of tasks: one costly sentence at the start of a short input would
-        otherwise promise more of the same.
+        The work per share of input read is taken over all the input read,
+        less its costliest batch of tasks (one costly sentence at the start of
+        a short input would otherwise promise more of the same), or over the
+        last two windows, the lower of their rates, whichever is higher: over
+        all the input alone, an input sorted by length, its costly sentences
+        last, would seem to have little work left until the end, and a costly
+        stretch lasts two windows where a single costly sentence fills one.
         """
         read = self._read_share()
         if not read:
             return None
         rate = (self._work_seen - self._costliest) / read
-        if read > self._window_read_at:
-            rate = max(rate, (self._window_work - self._window_costliest) / (read - self._window_read_at))
+        current = self._window_rate()
+        if current is not None and self._last_window_rate is not None:
+            rate = max(rate, min(current, self._last_window_rate))
         return (1.0 - read) * rate
 
     def _start(self, work: Callable[[Any], Any]) -> None:

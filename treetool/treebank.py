@@ -126,7 +126,8 @@ class ReadShare:
     and never on a short one.  Unknown (None) when an input's size is: stdin,
     a pipe, a compressed file.  Sentences the reader skips as bad
     (``--on-error skip``) are not counted, so with many of them the work left
-    seems larger than it is (the workers may start a little early).
+    seems larger than it is, and workers may start on an input too short to
+    repay them.
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
