@@ -57,6 +57,31 @@ def test_python_dash_m_runs_the_cli():
 
 
 # ------------------------------------------------------------------ filter
+THREADS_AT_EXIT = """
+import atexit, os, sys
+from commands.app import main
+atexit.register(lambda: print(len(os.listdir("/proc/self/task")), os.environ.get("OPENBLAS_NUM_THREADS")))
+sys.argv = ["treetool", "projectivize", "--count", sys.argv[1], "-o", os.devnull]
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+@pytest.mark.parametrize("given", [None, "3"])
+def test_the_cli_runs_numpy_without_blas_threads_unless_asked(given):
+    """No command does linear algebra: OpenBLAS's threads would only spin (the user's own setting stands)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", THREADS_AT_EXIT, str(SAMPLE_DATA / "en_sample.conllu")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    threads, setting = done.stdout.split()
+    if given is None:
+        assert (threads, setting) == ("1", "1")  # the main thread alone
+    else:
+        assert setting == given
+
+
 @pytest.mark.parametrize("path", [EN, DE, CONLLX])
 def test_filter_without_options_is_a_lossless_copy(path, tmp_path):
     out = tmp_path / ("copy" + path.suffix)
