@@ -370,8 +370,8 @@ class SentencePool:
     ``on_error``: the handler of bad input (an :class:`~treetool.policy.ErrorPolicy`).
     ``unread``: the share of the run's input not read yet (0 to 1, None when
     unknown), e.g. :meth:`~treetool.treebank.ReadShare.unread`: with it the
-    workers start as soon as the work left pays for them, and never when it
-    does not (module doc).
+    workers start as soon as the work left, as estimated from the sentences
+    seen, pays for them, and not when it does not (module doc).
     Readers get :attr:`report` instead, which keeps each error in its place
     in the stream: ``on_error`` sees it, and in fail mode raises, when the
     sentences read before it have been handed back, as in one process
