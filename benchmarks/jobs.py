@@ -34,6 +34,10 @@ processes: ``T1 / (start + (T1 - start) / min(N, cores))``.  On
 ``projectivize --count`` over English-EWT train (about 4 s in one process,
 0.25-0.4 s of which start-up) this is about 1.8-1.9x for 2 jobs.
 
+Then ``projectivize --count`` over the first 300 and 1,000 sentences of
+the input (``--short``), held to the cheap commands' goal: an
+input too short to repay workers must not be slowed down by them.
+
 The machine's own share in a speed-up is printed before and after the
 table: the same CPU-bound work (the optimal DP with counting over the
 input's first non-projective trees, no input or output) run alone and then as
@@ -47,6 +51,7 @@ beat one alone have been seen), so the line is a rough sign of the moment,
 not a bound.
 
     python benchmarks/jobs.py [--file PATH] [--sentences N] [--jobs 1 2 4] [--repeat N] [--only NAME...]
+                              [--short N...]
 """
 
 from __future__ import annotations
@@ -164,6 +169,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="+", choices=list(COMMANDS), default=list(COMMANDS))
+    parser.add_argument("--short", type=int, nargs="*", default=[300, 1000],
+                        help="also projectivize --count over the first N sentences of --file (none: skip)")
     options = parser.parse_args()
     if not options.file.exists():
         sys.exit(f"{options.file} not found: ../shared is not beside the clone")
@@ -183,16 +190,32 @@ def main() -> None:
             first = first_sentences(source, 1, Path(tmp) / "first.conllu")
             startup = min(run_once(COMMANDS[name][0], first, 1, Path(tmp) / "out")[0] for _ in range(options.repeat))
             print(f"{name:32} {'':>4} {startup:>8.2f} {'':>8} {'':>8} {'':>8}  (start-up: one sentence)")
-            if not measure(name, source, options.jobs, options.repeat, Path(tmp) / "out", startup):
+            if not measure(name, COMMANDS[name], source, options.jobs, options.repeat, Path(tmp) / "out", startup):
                 print(f"{name}: OUTPUTS DIFFER between job counts")
                 sys.exit(1)
+        measure_short(options.file, options.short, options.jobs, options.repeat, Path(tmp))
     print_machine(options.file, options.repeat)
     print(f"(load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
 
 
-def measure(name: str, path: Path, job_counts: list[int], repeat: int, out: Path, startup: float) -> bool:
-    """Print one row per job count; False when the outputs differ."""
-    args, expensive = COMMANDS[name]
+def measure_short(path: Path, counts: list[int], job_counts: list[int], repeat: int, tmp: Path) -> None:
+    """``projectivize --count`` over the first ``count`` sentences of ``path``, for each count: an input too short to
+    repay workers must not be slowed down by them (the cheap commands' goal)."""
+    args = COMMANDS["projectivize --count"][0]
+    for count in counts:
+        source = first_sentences(path, count, tmp / f"first{count}.conllu")
+        startup = min(run_once(args, first_sentences(source, 1, tmp / "first.conllu"), 1, tmp / "out")[0]
+                      for _ in range(repeat))
+        if not measure(f"projectivize --count, first {count}", (args, False), source, job_counts, repeat,
+                       tmp / "out", startup):
+            sys.exit(f"projectivize --count over {count} sentences: OUTPUTS DIFFER between job counts")
+
+
+def measure(name: str, command: tuple[list[str], bool], path: Path, job_counts: list[int], repeat: int, out: Path,
+            startup: float) -> bool:
+    """Print one row per job count; False when the outputs differ.  ``command``: arguments and whether the
+    command is held to the expensive commands' goal."""
+    args, expensive = command
     base_wall = base_cpu = None
     digests = set()
     runs: dict[int, list[tuple[float, float, str]]] = {jobs: [] for jobs in job_counts}
