@@ -31,12 +31,12 @@ start-up of a run (interpreter, imports, the command line's parsing; the
 wall time of the same command over the input's first sentence, shown once
 per command) is not shared by workers, the rest at best over min(N, cores)
 processes: ``T1 / (start + (T1 - start) / min(N, cores))``.  On
-``projectivize --count`` over English-EWT train (about 4 s in one process,
-0.25-0.4 s of which start-up) this is about 1.8-1.9x for 2 jobs.
+``projectivize --count`` over English-EWT train (about 2.9 s in one
+process, 0.17-0.20 s of which start-up) this is about 1.9x for 2 jobs.
 
 Then ``projectivize --count`` over the first 300 and 1,000 sentences of
-the input (``--short``), held to the cheap commands' goal: an
-input too short to repay workers must not be slowed down by them.
+the input (``--short``), held to the cheap commands' goal: an input too
+short to repay workers must not be slowed down by them.
 
 The machine's own share in a speed-up is printed before and after the
 table: the same CPU-bound work (the optimal DP with counting over the
