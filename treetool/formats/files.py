@@ -18,7 +18,6 @@ import gzip
 import io
 import lzma
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Callable
@@ -316,7 +315,7 @@ def _create_beside(target: str) -> tuple[int, str]:
     """
     directory, name = os.path.split(target)
     for _ in range(100):
-        temp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.part")
+        temp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.part")  # not secrets: 5 ms to import
         try:
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp
         except FileExistsError:
