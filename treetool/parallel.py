@@ -382,7 +382,7 @@ class SentencePool:
                  unread: Callable[[], float | None] | None = None) -> None:
         self.jobs = resolve_jobs(jobs)
         self.on_error = on_error
-        self._unread = unread
+        self._unread = unread if self.jobs > 1 else None  # one process never asks
         self._reports: list[Exception] = []
         self._executor: ProcessPoolExecutor | None = None
         self._booting: list[Future] = []  # one no-op per worker: the workers are up when one is done

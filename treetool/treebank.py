@@ -8,6 +8,7 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import lzma
@@ -123,7 +124,7 @@ class ReadShare:
 
     It tells a :class:`~treetool.parallel.SentencePool` how much work is left
     (``unread=share.unread``), so that workers start early on a long input
-    and never on a short one.  Unknown (None) when an input's size is: stdin,
+    and not on a short one.  Unknown (None) when an input's size is: stdin,
     a pipe, a compressed file.  Sentences the reader skips as bad
     (``--on-error skip``) are not counted, so with many of them the work left
     seems larger than it is, and workers may start on an input too short to
@@ -131,9 +132,15 @@ class ReadShare:
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
-        sizes = [input_size(path) for path in paths]
-        self.total = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        self.paths = list(paths)
         self.read = 0
+
+    @functools.cached_property
+    def total(self) -> int | None:
+        """The inputs' bytes, None when one's size is unknown: found when first asked for (each input is opened to
+        see whether it is compressed), which a run in one process never does."""
+        sizes = [input_size(path) for path in self.paths]
+        return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
 
     def count(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sentences`` unchanged, their bytes counted as read."""
