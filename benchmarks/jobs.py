@@ -202,10 +202,10 @@ def measure_short(path: Path, counts: list[int], job_counts: list[int], repeat: 
     """``projectivize --count`` over the first ``count`` sentences of ``path``, for each count: an input too short to
     repay workers must not be slowed down by them (the cheap commands' goal)."""
     args = COMMANDS["projectivize --count"][0]
+    first = first_sentences(path, 1, tmp / "first.conllu")  # every slice's first sentence: one start-up for all
+    startup = min(run_once(args, first, 1, tmp / "out")[0] for _ in range(repeat)) if counts else 0.0
     for count in counts:
         source = first_sentences(path, count, tmp / f"first{count}.conllu")
-        startup = min(run_once(args, first_sentences(source, 1, tmp / "first.conllu"), 1, tmp / "out")[0]
-                      for _ in range(repeat))
         if not measure(f"projectivize --count, first {count}", (args, False), source, job_counts, repeat,
                        tmp / "out", startup):
             sys.exit(f"projectivize --count over {count} sentences: OUTPUTS DIFFER between job counts")
