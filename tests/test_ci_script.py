@@ -26,7 +26,7 @@ echo "PATH=\\"$3/bin:\\$PATH\\"" > "$3/bin/activate"
 for tool in pip treetool; do
     printf '#!/usr/bin/env bash\\nexit "${FAKE_%s_STATUS:-0}"\\n' "${tool^^}" > "$3/bin/$tool"
 done
-printf '#!/usr/bin/env bash\\ntouch "$0.started"\\n[ -z "${FAKE_PYTEST_SLEEP:-}" ] || sleep "$FAKE_PYTEST_SLEEP"\\nexit "$FAKE_PYTEST_STATUS"\\n' > "$3/bin/pytest"
+printf '#!/usr/bin/env bash\\n[ -z "${FAKE_PYTEST_SLEEP:-}" ] || exec sleep "$FAKE_PYTEST_SLEEP"\\nexit "$FAKE_PYTEST_STATUS"\\n' > "$3/bin/pytest"
 chmod +x "$3/bin/"*
 """
 
@@ -101,7 +101,7 @@ def test_ci_removes_its_environment_whatever_the_outcome(tmp_path, statuses):
 def test_ci_removes_its_environment_when_interrupted(tmp_path, signum):
     proc, temp = ci_process(tmp_path, pytest=0, pytest_sleep=30)
     deadline = time.monotonic() + 30
-    while not list(temp.glob("*/venv/bin/pytest.started")):  # the run has reached the tests
+    while "sleep" not in _group_commands(proc.pid):  # the run has reached the tests, and the stub its sleep
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.02)
     os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C or a CI runner's cancel: the whole group
@@ -113,6 +113,25 @@ def test_ci_removes_its_environment_when_interrupted(tmp_path, signum):
         proc.wait()
         pytest.fail(f"the run outlived {signal.Signals(signum).name} by 30 s; its processes: {states}")
     assert list(temp.iterdir()) == []
+
+
+def _group_commands(group: int) -> list[str]:
+    """The command names of the processes in ``group``.
+
+    The test signals the group only once the stub's ``sleep`` runs: a signal sent while the stub was still
+    a shell between two commands could reach no process that dies of it (the flaky failure seen on a loaded
+    machine), and the run would wait out the sleep.  Once ``sleep`` (exec'd by the stub) runs, it dies of
+    the signal, and bash, seeing its foreground child killed by it, runs its EXIT trap and exits.
+    """
+    names = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == group:  # after the name: state, ppid, pgrp
+                names.append(stat.read_text().split("(", 1)[1].rsplit(")", 1)[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return names
 
 
 def _signal_states(group: int) -> list[str]:
