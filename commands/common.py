@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from typer.core import TyperCommand
 from treetool.budget import ON_TIMEOUT_MODES
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
+from treetool.formats.run_files import FileClash, checked_run
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
@@ -225,10 +227,11 @@ def cli_command(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             refuse_inapplicable(kwargs["ctx"], ())
-            result = fn(*args, **kwargs)
+            with checked_run():
+                result = fn(*args, **kwargs)
             sys.stdout.flush()
             return result
-        except InapplicableOption as err:
+        except (InapplicableOption, FileClash) as err:
             error(f"treetool: error: {err}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except TreebankError as err:
@@ -243,7 +246,9 @@ def cli_command(fn: F) -> F:
             _print_last_words(message)
             raise typer.Exit(status) from None
         except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+            raise typer.Exit(128 + signal.SIGINT) from None
+        except Terminated as err:
+            raise typer.Exit(128 + err.signum) from None
         except WorkerDied as err:
             _print_last_words(f"treetool: error: {err}")
             raise typer.Exit(EXIT_WRITE_FAILED) from None
@@ -265,6 +270,29 @@ def os_error_line(err: OSError) -> tuple[str, int]:
     return f"treetool: error: {path}: {err.strerror or err}", EXIT_WRITE_FAILED
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (``timeout``, a batch scheduler, a closed terminal): unwind like Ctrl-C.
+
+    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` swallows it: the outputs'
+    context managers drop their temporary files on the way out, and the command exits 128 + the signal.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+def unwind_on_termination() -> None:
+    """Make SIGTERM and SIGHUP raise :class:`Terminated` (a signal ignored on entry, as under nohup, stays so)."""
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _terminate)
+
+
 def run_app(app: typer.Typer) -> None:
     """Run ``app`` as the ``treetool`` program.
 
@@ -272,6 +300,7 @@ def run_app(app: typer.Typer) -> None:
     parser printing ``--help`` or ``--version``: it is one line too.
     (Click itself handles a broken pipe there.)
     """
+    unwind_on_termination()
     try:
         app(prog_name="treetool")
     except OSError as err:

@@ -268,8 +268,12 @@ def _ready() -> None:
 
 
 def _worker_init() -> None:
-    """Ctrl-C is the main process's to handle: it stops the workers itself."""
+    """Ctrl-C is the main process's to handle: it stops the workers itself; SIGTERM and SIGHUP end a worker
+    at once (the command line's handlers, inherited by a fork, are for the main process's clean-up)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) not in (signal.SIG_IGN, None):
+            signal.signal(signum, signal.SIG_DFL)
 
 
 class _Reported(NamedTuple):

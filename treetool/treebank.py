@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import TreebankError
 from .formats.files import (
-    FORMATS, AtomicOutput, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
+    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
+    set_aside,
 )
 
 if TYPE_CHECKING:
@@ -63,19 +64,26 @@ def display_name(path: str) -> str:
 
 @contextmanager
 def _opened(path: str):
-    """The decompressed binary input; corrupt or truncated compressed data becomes a TreebankError."""
+    """The decompressed binary input, closed after use (stdin excepted)."""
     binary = open_binary_input(path)
     try:
-        yield binary
+        with _decoding_errors(path):
+            yield binary
+    finally:
+        close_input(path, binary)
+
+
+@contextmanager
+def _decoding_errors(path: str):
+    """Corrupt or truncated compressed data met inside the block becomes a TreebankError."""
+    try:
+        yield
     except (zlib.error, lzma.LZMAError, EOFError, gzip.BadGzipFile) as err:
         raise TreebankError(f"corrupt or truncated compressed data ({err})", filename=display_name(path)) from None
     except OSError as err:
         if err.errno is not None:  # a real I/O error, not bz2's "Invalid data stream"
             raise
         raise TreebankError(f"corrupt compressed data ({err})", filename=display_name(path)) from None
-    finally:
-        if path != "-":
-            binary.close()
 
 
 def _utf8_lines(lines: Iterator[str], filename: str) -> Iterator[str]:
@@ -156,11 +164,22 @@ class ReadShare:
 
 
 def treebank_format(path: str, fmt: str | None = None) -> str:
-    """The format :func:`read_treebank` would use for ``path`` (reads only the first bytes)."""
-    if fmt is not None or (path != "-" and format_from_name(path)):
-        return resolve_format(path, fmt, b"")
-    with _opened(path) as binary:
-        return resolve_format(path, fmt, binary.peek(4096)[:4096])
+    """The format :func:`read_treebank` will use for ``path``, from a look at its first bytes.
+
+    The input is opened here, so that a missing or unreadable input, or binary
+    data, is found before any output is opened; a stream that cannot be
+    reopened (stdin, a pipe, a FIFO, ``<(...)``) is set aside with the bytes
+    looked at, for :func:`read_treebank` to read from its start.
+    """
+    binary = open_binary_input(path)
+    try:
+        with _decoding_errors(path):
+            found = resolve_format(path, fmt, binary.peek(4096)[:4096])
+    except BaseException:
+        close_input(path, binary)
+        raise
+    set_aside(path, binary)
+    return found
 
 
 def output_format(path: str, to: str | None, source: str) -> str:

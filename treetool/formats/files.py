@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from ..errors import TreebankError
+from . import run_files
 
 FORMATS = ("conllu", "conllx", "ptb")
 _EXTENSIONS = {
@@ -116,29 +117,62 @@ def format_from_text(text: str) -> str | None:
     return None
 
 
-_stdin: tuple[IO[bytes], IO[bytes]] | None = None  # (sys.stdin.buffer, its decompressed stream)
-
-
 def open_binary_input(path: str) -> IO[bytes]:
     """Open ``path`` (``-`` for stdin) for reading bytes, decompressing by magic bytes.
 
     Compression is recognised by content on every input, stdin included, so
     ``gzip -c x | treetool stats -`` and a gzipped file without ``.gz`` both
-    work.  Stdin is opened once per process and the same stream is returned
-    again: a second open (format detection, then reading) must not lose the
-    bytes the first one buffered.
+    work.  A stream set aside after a look at its head (:func:`set_aside`) is
+    handed back as it was, the bytes already buffered included: a pipe, a
+    FIFO or ``<(...)`` can be read only once.  Within a command run
+    (:func:`checked_run`) every opened file is checked against the run's
+    outputs and other inputs.
     """
-    global _stdin
+    files = run_files.current()
+    kept = files.parked.pop(path, None)
+    if kept is not None:
+        return kept
     if path == "-":
-        source = sys.stdin.buffer
-        if _stdin is None or _stdin[0] is not source:  # first use, or stdin was replaced (a test runner)
-            _stdin = (source, _decompressed(_peekable(source)))
-        return _stdin[1]
-    try:
-        raw = open(path, "rb")
-    except OSError as err:
-        raise FileAccessError(path, err, writing=False) from err
+        raw: IO[bytes] = sys.stdin.buffer
+        files.add_input(run_files.descriptor_identity(raw, "-"))
+    else:
+        try:
+            raw = open(path, "rb")
+        except OSError as err:
+            raise FileAccessError(path, err, writing=False) from err
+        try:
+            files.add_input(run_files.identity(path, os.fstat(raw.fileno()), os.path.realpath(path)))
+        except BaseException:
+            raw.close()
+            raise
     return _decompressed(raw)
+
+
+def set_aside(path: str, stream: IO[bytes]) -> None:
+    """Done looking at the head of an input that will be read later: keep it open unless it can be reopened.
+
+    A regular file is closed (the reader opens it again: thousands of input
+    files must not hold thousands of descriptors); stdin, a pipe, a FIFO or
+    a device is kept, with what it has buffered, for the next
+    :func:`open_binary_input` of the same path.
+    """
+    if path != "-" and _reopenable(stream):
+        stream.close()
+    else:
+        run_files.current().parked[path] = stream
+
+
+def close_input(path: str, stream: IO[bytes]) -> None:
+    """Close an input read to its end (stdin stays open: it is the process's)."""
+    if path != "-":
+        stream.close()
+
+
+def _reopenable(stream: IO[bytes]) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 def _peekable(raw: IO[bytes]) -> io.BufferedReader:
@@ -184,18 +218,26 @@ def read_text_file(path: str) -> str:
 class AtomicOutput:
     """A binary output, ``-`` for stdout, compressed by suffix (``.gz``, ``.bz2``, ``.xz``).
 
-    A new path, or an existing regular file with a single link, is written
-    under a temporary name beside it and renamed over it by :meth:`commit`:
-    a failed run leaves the old file intact and never half a new one.  A
-    symlink is resolved first, so the link survives and its target gets the
-    output.  Anything else (a device such as ``/dev/null``, a FIFO, a
-    socket, a file with other hard links, an open descriptor's link such as
-    ``/dev/stdout``) is opened and written in place, streaming, as a shell
-    redirection would: renaming over it would replace the device or FIFO by
-    a regular file, cut the other links, or lose an append.
+    A regular file is never truncated before the run has succeeded, so a
+    failed, interrupted or killed run leaves the old file as it was:
 
-    A new file gets mode ``0666`` less the umask; an overwritten file keeps
-    its mode, and its owner when the process may give it.  Operating-system
+    * a new file, or an existing one with a single link, is written to a
+      nameless temporary file beside it (``O_TMPFILE``; elsewhere a hidden
+      ``.NAME.*.part``) that :meth:`commit` links into place by rename;
+    * a file with other hard links, or in a folder where no temporary file
+      can be made, is written to a nameless spool and copied into the file
+      itself at :meth:`commit`, so the links and the file stay one.
+
+    An existing file is first opened for writing (not truncated), so a file
+    the shell would refuse (read-only) is refused too, with the same reason.
+    A symlink is written through (its target gets the output).  A device, a
+    FIFO, a socket, or an open descriptor's link such as ``/dev/stdout``
+    (appended to) is streamed into in place, as a shell redirection would.
+    Within a checked run every output is compared with the run's inputs and
+    other outputs first (:mod:`treetool.formats.run_files`).
+
+    A new file gets mode ``0666`` less the umask; a replaced file keeps its
+    mode, and its owner when the process may give it.  Operating-system
     errors are raised as :class:`FileAccessError` naming ``path``.
     """
 
@@ -203,29 +245,55 @@ class AtomicOutput:
         self.path = path
         self.name = STDOUT_NAME if path == "-" else path
         self._owned = path != "-"
-        self._temp: str | None = None
-        self._target = ""
+        self._temp: str | None = None  # a named temporary file, renamed over _target at commit
+        self._target = ""  # the file a temporary file replaces at commit
+        self._copy_into: IO[bytes] | None = None  # the file a spool is copied into at commit
         try:
-            self._file: IO[bytes] = self._open(path) if self._owned else sys.stdout.buffer
+            self._file: IO[bytes] = self._open(path) if self._owned else self._stdout()
         except OSError as err:
             _raise_for_write(self.name, err)
         _, ext = _split_compression(path)
         self.stream: IO[bytes] = _COMPRESSORS[ext](self._file, "wb") if ext else self._file
 
+    def _stdout(self) -> IO[bytes]:
+        run_files.current().add_output(run_files.descriptor_identity(sys.stdout.buffer, STDOUT_NAME), deferred=False)
+        return sys.stdout.buffer
+
     def _open(self, path: str) -> IO[bytes]:
+        files = run_files.current()
         resolved = _resolve_links(path)
         if resolved is None:
             # An open descriptor's file: append, as the descriptor's own writes
             # would, so that neither what precedes nor a `>>` redirection is cut.
+            files.add_output(run_files.identity(path, _stat_or_none(path), path), deferred=False)
             return _open_in_place(path, os.O_APPEND)
+        existing = _stat_or_none(resolved)
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            files.add_output(run_files.identity(path, existing, resolved), deferred=False)
+            return _open_in_place(path, 0)
+        files.add_output(run_files.identity(path, existing, resolved), deferred=True)
+        if existing is None:
+            return self._replacement(resolved, None)
+        target = _open_in_place(resolved, 0)  # the shell's permission check; nothing is truncated
         try:
-            existing = os.stat(resolved)
-        except FileNotFoundError:
-            existing = None
-        if existing is not None and not (stat.S_ISREG(existing.st_mode) and existing.st_nlink == 1):
-            return _open_in_place(path, os.O_TRUNC if stat.S_ISREG(existing.st_mode) else 0)
-        self._target = resolved
-        fd, self._temp = _create_beside(resolved)
+            if existing.st_nlink == 1:
+                try:
+                    replacement = self._replacement(resolved, existing)
+                except OSError:
+                    pass  # no temporary file beside it (a read-only folder): spool and copy
+                else:
+                    target.close()
+                    return replacement
+            self._copy_into = target
+            return _spool(resolved)
+        except BaseException:
+            target.close()
+            raise
+
+    def _replacement(self, target: str, existing: os.stat_result | None) -> IO[bytes]:
+        """A temporary file beside ``target`` that :meth:`commit` renames over it."""
+        fd, self._temp = _create_beside(target, os.O_WRONLY)
+        self._target = target
         if existing is not None:
             _keep_owner_and_mode(fd, existing)
         return os.fdopen(fd, "wb")
@@ -237,17 +305,22 @@ class AtomicOutput:
             _raise_for_write(self.name, err)
 
     def commit(self) -> None:
-        """Finish the output: flush it, and rename the temporary file into place."""
+        """Finish the output: flush it, and put it in place (rename, or copy into a hard-linked file)."""
         try:
             if self.stream is not self._file:
                 self.stream.close()  # the compressor's trailer; it leaves the file open
-            if self._owned:
-                self._file.close()
-            else:
+            if not self._owned:
                 self._file.flush()
-            if self._temp is not None:
-                os.replace(self._temp, self._target)
+            elif self._copy_into is not None:
+                _copy_spool(self._file, self._copy_into)
+                self._copy_into = None
+            elif self._target:
+                self._file.flush()
+                _rename_into_place(self._file, self._temp, self._target)
                 self._temp = None
+                self._file.close()
+            else:  # streamed in place
+                self._file.close()
         except BaseException as err:
             self.abort()
             if isinstance(err, OSError):
@@ -255,16 +328,18 @@ class AtomicOutput:
             raise
 
     def abort(self) -> None:
-        """Give up: remove the temporary file (an output written in place keeps what it got)."""
+        """Give up: drop the temporary file or spool (an output streamed in place keeps what it got)."""
         if not self._owned:
             return
         # The file first: closing the compressor after it cannot add a trailer
         # that would make a cut-off output look complete.
-        for stream in (self._file, self.stream):
+        for stream in (self._file, self.stream, self._copy_into):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except (OSError, ValueError):
                 pass
+        self._copy_into = None
         if self._temp is not None:
             try:
                 os.unlink(self._temp)
@@ -280,6 +355,13 @@ class AtomicOutput:
             self.commit()
         else:
             self.abort()
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
 
 
 def _resolve_links(path: str) -> str | None:
@@ -307,20 +389,102 @@ def _open_in_place(path: str, flags: int) -> IO[bytes]:
     return os.fdopen(os.open(path, os.O_WRONLY | flags | getattr(os, "O_NOCTTY", 0)), "wb")
 
 
-def _create_beside(target: str) -> tuple[int, str]:
-    """Create an empty temporary file in ``target``'s directory; return its descriptor and path.
+#: Whether nameless temporary files work here (Linux's O_TMPFILE, linked in through /proc, so that a killed
+#: run leaves nothing behind): None until tried, False where the file system or a sandbox refuses either step.
+_nameless: bool | None = None if getattr(os, "O_TMPFILE", 0) and os.path.isdir("/proc/self/fd") else False
+
+
+def _create_beside(target: str, access: int) -> tuple[int, str | None]:
+    """Create an empty temporary file in ``target``'s directory; return its descriptor and its name
+    (None: nameless, until :func:`_rename_into_place` links it in).
 
     Created with mode 0666 so that the kernel applies the umask (or a default
     ACL) exactly as for a file created under the final name.
     """
-    directory, name = os.path.split(target)
-    for _ in range(100):
-        temp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.part")  # not secrets: 5 ms to import
+    global _nameless
+    directory = os.path.dirname(target)
+    if _nameless is not False:
         try:
-            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp
+            fd = os.open(directory, os.O_TMPFILE | access, 0o666)
+        except OSError as err:
+            if err.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):  # a file system without it
+                raise
+        else:
+            if _nameless is None:  # the probe's file has had a name: it cannot be linked again
+                _nameless = _can_link(fd, target)
+                os.close(fd)
+                return _create_beside(target, access)
+            return fd, None
+    for _ in range(100):
+        temp = _temporary_name(target)
+        try:
+            return os.open(temp, access | os.O_CREAT | os.O_EXCL, 0o666), temp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
+
+
+def _can_link(fd: int, target: str) -> bool:
+    """Try once whether a nameless file can be given a name (some sandboxes refuse the link through /proc)."""
+    try:
+        os.unlink(_link_nameless(fd, target))
+        return True
+    except OSError:
+        return False
+
+
+def _temporary_name(target: str) -> str:
+    directory, name = os.path.split(target)
+    return os.path.join(directory, f".{name}.{os.urandom(4).hex()}.part")  # not secrets: 5 ms to import
+
+
+def _rename_into_place(file: IO[bytes], temp: str | None, target: str) -> None:
+    """Put the finished temporary ``file`` at ``target``: a nameless one gets a name first."""
+    if temp is None:
+        temp = _link_nameless(file.fileno(), target)
+    try:
+        os.replace(temp, target)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def _link_nameless(fd: int, target: str) -> str:
+    """Give the nameless file ``fd`` a temporary name beside ``target``; return it."""
+    for _ in range(100):
+        temp = _temporary_name(target)
+        try:
+            os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+            return temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", os.path.dirname(target))
+
+
+def _spool(target: str) -> IO[bytes]:
+    """A nameless temporary file to hold an output until the run is over: beside ``target`` when its folder
+    allows one (the same disk), else in the temporary folder."""
+    try:
+        fd, name = _create_beside(target, os.O_RDWR)
+    except OSError:
+        import tempfile
+
+        return tempfile.TemporaryFile()
+    if name is not None:
+        os.unlink(name)
+    return os.fdopen(fd, "w+b")
+
+
+def _copy_spool(spool: IO[bytes], target: IO[bytes]) -> None:
+    """Replace the content of ``target`` (opened, not truncated) by the spool's, and close both."""
+    import shutil
+
+    spool.flush()
+    spool.seek(0)
+    os.ftruncate(target.fileno(), 0)
+    shutil.copyfileobj(spool, target, 1 << 20)
+    target.close()
+    spool.close()
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:

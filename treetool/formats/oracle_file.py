@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import TreebankError
-from .files import open_binary_input, reject_binary
+from .files import close_input, open_binary_input, reject_binary
 
 __all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
            "SPELLINGS", "LANGS"]
@@ -159,7 +159,7 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
             except TreebankError as err:
                 on_error(err)
     finally:
-        stream.close()
+        close_input(path, stream)
 
 
 def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
