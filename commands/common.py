@@ -318,6 +318,31 @@ def _print_last_words(message: str) -> None:
     error(message)
 
 
+class ReadToTheEnd:
+    """Stdout for a command whose exit status is its answer (``diff``): when the reader goes away (``| head``),
+    what follows is dropped and the command reads on, so that the status still tells the whole answer."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        self._call(self._stream.write, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._call(self._stream.flush)
+
+    def _call(self, method: Callable[..., Any], *args: Any) -> None:
+        if self._gone:
+            return
+        try:
+            method(*args)
+        except BrokenPipeError:
+            self._gone = True
+            _silence_stdout()
+
+
 def _silence_stdout() -> None:
     """Point stdout at the null device, so the exit flush of what it could not take succeeds quietly."""
     try:

@@ -25,10 +25,10 @@ from oracles.constituency.system import ConstituencySystem, Open, Word
 from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
 from treetool.errors import TreebankError
-from treetool.formats.files import AtomicOutput, read_text_file
+from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
 from treetool.formats.ptb import tree_to_line
 from treetool.parallel import SentencePool
-from treetool.treebank import read_treebank
+from treetool.treebank import display_name, read_treebank
 
 from .common import InapplicableOption, OnlyWhen, choices, error_policy, input_formats, refuse_inapplicable
 from .progress import SentenceProgress
@@ -197,7 +197,7 @@ def _predicted_trees(path: str, report: Any) -> Iterator[Any]:
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:
     """``--labels FILE`` (one per line), else every label of the gold trees in the input files (first seen first).
 
-    The input is then read twice, so standard input needs ``--labels``.
+    The input is then read twice, so stdin, a pipe or a FIFO needs ``--labels``.
     """
     if labels_file is not None:
         lines = read_text_file(labels_file).splitlines()
@@ -205,9 +205,10 @@ def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[s
         if not labels:
             raise InapplicableOption(f"--labels {labels_file}: the file holds no labels (one per line)")
         return labels
-    if any(path == "-" for path, _ in inputs):
-        raise InapplicableOption("reading trees from standard input needs --labels FILE "
-                                 "(without it the label set is collected from the input files first)")
+    once = [path for path, _ in inputs if not readable_twice(path)]
+    if once:
+        raise InapplicableOption(f"{display_name(once[0])} can be read only once (stdin, a pipe or a FIFO): give "
+                                 "--labels FILE (without it the label set is collected from the input files first)")
     seen: dict[str, None] = {}
     for path, _ in inputs:
         for _, tree in read_treebank(path, "ptb", on_error=lambda err: None, ptb_lines=True, **_cleaning()):

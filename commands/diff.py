@@ -12,7 +12,7 @@ from treetool.compare import ComparisonTotal, SentenceComparison, aligned_senten
 from treetool.report import NOT_APPLICABLE
 from treetool.treebank import read_treebank
 
-from .common import FromFormat, choices, cli_command, dependency_inputs
+from .common import FromFormat, ReadToTheEnd, choices, cli_command, dependency_inputs
 
 DIFF_FORMATS = ("text", "json", "tsv")
 DiffFormat = choices("DiffFormat", DIFF_FORMATS)
@@ -105,7 +105,8 @@ def diff_command(
       treetool diff gold.conllu parsed.conllu --deprel-base --format json
     """
     (gold_path, gold_fmt), (other_path, other_fmt) = dependency_inputs(ctx, [gold, other], from_format)
-    out = OUTPUTS[diff_format.value](sys.stdout)
+    stdout = ReadToTheEnd(sys.stdout)  # `diff a b | head -1` still exits 1 when a later sentence differs
+    out = OUTPUTS[diff_format.value](stdout)
     total = ComparisonTotal()
     pairs = aligned_sentences(read_treebank(gold_path, gold_fmt), read_treebank(other_path, other_fmt))
     for position, g, o in pairs:
@@ -114,6 +115,6 @@ def diff_command(
         if comparison.differences:
             out.sentence(comparison, g.filename, o.filename)
     out.total(total)
+    stdout.flush()
     if not total.identical:
-        sys.stdout.flush()
         raise typer.Exit(EXIT_DIFFERENT)

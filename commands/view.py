@@ -7,13 +7,13 @@ from collections.abc import Iterable, Iterator
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from treetool.compare import aligned_sentences
 from treetool.drawing import NON_PROJECTIVE_STYLE, draw_comparison, draw_tree, non_projective_legend
 from treetool.filtering import read_ids, select_sentences
 from treetool.formats.ptb import Bracket, indented_tree
+from treetool.report import plain_console
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
 
@@ -27,9 +27,9 @@ RULES = (
 )
 
 
-def _console() -> Console:
+def _console() -> Any:
     """stdout through rich: colour on a terminal, plain text (never wrapped) to a pipe or file."""
-    return Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    return plain_console(sys.stdout, soft_wrap=True)
 
 
 def _header(sentence: Sentence, where: str) -> Iterator[Text]:

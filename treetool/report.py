@@ -110,7 +110,6 @@ def print_table(
     right of the table when the width allows, else below it.
     """
     from rich.columns import Columns
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -122,8 +121,25 @@ def print_table(
         table.add_column(Text(name.rsplit("/", 1)[-1]), justify="right", overflow="fold")
     for column in columns[1:]:
         table.add_row(Text(column), *(Text(_cell(row.get(column))) for row in rows))
-    console = Console(file=stream, highlight=False, markup=False, emoji=False)
+    console = plain_console(stream)
     console.print(Columns([table, Text("\n".join(beside), no_wrap=True)], padding=(0, 3)) if beside else table)
+
+
+def plain_console(stream: TextIO, **options: Any) -> Any:
+    """A rich console on ``stream`` that reads no markup, and lets a closed pipe raise BrokenPipeError.
+
+    rich's own answer to a closed pipe is ``SystemExit(1)``, which would make
+    ``treetool view x | head -1`` fail where every other command ends
+    quietly: the command line decides what a closed pipe means.
+    """
+    from rich.console import Console
+
+    class _PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # drop what is still buffered
+            raise BrokenPipeError(32, "Broken pipe")
+
+    return _PipeConsole(file=stream, highlight=False, markup=False, emoji=False, **options)
 
 
 def render(

@@ -137,14 +137,11 @@ def open_binary_input(path: str) -> IO[bytes]:
         files.add_input(run_files.descriptor_identity(raw, "-"))
     else:
         try:
+            found = os.stat(path)  # before opening: opening a FIFO waits for a writer that may never come
+            files.add_input(run_files.identity(path, found, os.path.realpath(path)))
             raw = open(path, "rb")
         except OSError as err:
             raise FileAccessError(path, err, writing=False) from err
-        try:
-            files.add_input(run_files.identity(path, os.fstat(raw.fileno()), os.path.realpath(path)))
-        except BaseException:
-            raw.close()
-            raise
     return _decompressed(raw)
 
 
@@ -160,6 +157,16 @@ def set_aside(path: str, stream: IO[bytes]) -> None:
         stream.close()
     else:
         run_files.current().parked[path] = stream
+
+
+def readable_twice(path: str) -> bool:
+    """Whether ``path`` can be read a second time: a regular file can, stdin, a pipe or a FIFO cannot."""
+    if path == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # a missing input: the reader's own error says so
 
 
 def close_input(path: str, stream: IO[bytes]) -> None:
@@ -203,16 +210,19 @@ def reject_binary(head: bytes, filename: str) -> None:
 
 
 def read_text_file(path: str) -> str:
-    """The whole text of a small file the user named (an id list, say).
+    """The whole text of a small file the user named (an id list, say); ``-`` is stdin, compressed files too.
 
     UTF-8; undecodable bytes become surrogates, as in the treebank readers,
     so they still compare equal to the same bytes read from a treebank.
     """
+    stream = open_binary_input(path)
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
+        data = stream.read()
     except OSError as err:
         raise FileAccessError(path, err, writing=False) from err
+    finally:
+        close_input(path, stream)
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 class AtomicOutput:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -84,8 +85,9 @@ def _is_null(found: FileIdentity) -> bool:
 class RunFiles:
     """The inputs and outputs of one run, and the streams set aside after a look at their head."""
 
-    def __init__(self, checking: bool) -> None:
+    def __init__(self, checking: bool, stdout: FileIdentity | None = None) -> None:
         self.checking = checking
+        self.stdout = stdout  # where reports go even without an output option: it must not be an input
         self.inputs: list[FileIdentity] = []
         self.outputs: list[tuple[FileIdentity, bool]] = []  # (identity, written only after the run)
         self.parked: dict[str, IO[bytes]] = {}
@@ -94,9 +96,10 @@ class RunFiles:
         """Record an opened input; :class:`FileClash` if it is a stream already read or an output streamed into."""
         if not self.checking:
             return
-        for output, deferred in self.outputs:
+        implicit = [(self.stdout, False)] if self.stdout is not None else []
+        for output, deferred in [*self.outputs, *implicit]:
             if found.same_file(output) and not (deferred and found.kind == "regular"):
-                raise FileClash(f"{_shown(found)} is both an input and the output {_shown(output)}")
+                raise _overwritten(output, found)
         for other in self.inputs:
             twice = found.name == other.name == "-" or (found.kind == "stream" and found.same_file(other))
             if twice:
@@ -116,8 +119,7 @@ class RunFiles:
                 raise FileClash(f"{_both(found, other)} given for two outputs: one would overwrite the other")
         for source in self.inputs:
             if found.same_file(source) and not (deferred and source.kind == "regular"):
-                raise FileClash(f"the output {_shown(found)} is the input {_shown(source)}, "
-                                "which would be overwritten while it is read")
+                raise _overwritten(found, source)
         self.outputs.append((found, deferred))
 
     def close(self) -> None:
@@ -126,6 +128,11 @@ class RunFiles:
             if name != "-":
                 stream.close()
         self.parked.clear()
+
+
+def _overwritten(output: FileIdentity, source: FileIdentity) -> FileClash:
+    return FileClash(f"the output {_shown(output)} is the input {_shown(source)}, which would be overwritten "
+                     "while it is read")
 
 
 def _both(one: FileIdentity, other: FileIdentity) -> str:
@@ -150,8 +157,9 @@ def current() -> RunFiles:
 
 @contextmanager
 def checked_run() -> Iterator[RunFiles]:
-    """Check every file opened inside the block against the others (see the module's rules)."""
-    files = RunFiles(checking=True)
+    """Check every file opened inside the block against the others (see the module's rules); stdout, where a
+    command prints its report, is an output even when no option names it."""
+    files = RunFiles(checking=True, stdout=descriptor_identity(sys.stdout, "<stdout>"))
     token = _run.set(files)
     try:
         yield files

@@ -1,0 +1,482 @@
+"""Ordinary shell habits, over every command and every path option: no emptied file, no stream read twice,
+no wrong status.
+
+Each table lists every command with every option that names a file to read (``INPUTS``) or to write
+(``OUTPUTS``).  What a run must do is derived from a plain run of the same command on fresh regular files:
+
+* an input given as a FIFO, a pipe's ``/dev/fd/N`` (process substitution), ``-`` or ``/dev/stdin`` gives the
+  same bytes and status as the regular file;
+* an output that is also an input (through a second hard link, so replacing the name would cut the link) gets
+  the plain run's output, and both names stay one file; two outputs naming one file, an output streamed into
+  an input, a pipe named twice are refused (exit 2) before anything is written;
+* a missing input leaves an existing output untouched; a read-only output is refused exactly when the shell
+  refuses it;
+* SIGTERM and SIGHUP leave no temporary file and the old output intact, with status 128 + N;
+* a reader that closed its pipe does not change the status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_DATA, run_cli
+
+BAD_SENTENCE = b"# sent_id = bad-1\n1\tOops\toops\tX\tX\t_\t7\tdep\t_\t_\n\n"  # HEAD 7 in a one-word sentence
+
+#: Every command with each option that reads a file.  "@NAME" is the file under test; other NAMEs are regular.
+INPUTS = {
+    "projectivize FILE": ["projectivize", "@GOLD"],
+    "deprojectivize FILE": ["deprojectivize", "@GOLD"],
+    "stats FILE": ["stats", "@GOLD", "--format", "json"],
+    "stats FILE (ptb)": ["stats", "@PTB", "--format", "json"],
+    "filter FILE": ["filter", "@GOLD"],
+    "filter --ids": ["filter", "GOLD", "--ids", "@IDS"],
+    "oracle FILE": ["oracle", "@GOLD"],
+    "oracle FILE (ptb)": ["oracle", "@PTB", "--system", "top-down"],
+    "oracle --vocab": ["oracle", "PTB", "--system", "top-down", "--vocab", "@PTB"],
+    "replay FILE": ["replay", "@ORACLE", "--system", "attardi"],
+    "replay FILE (rnng)": ["replay", "@RNNG", "--system", "top-down"],
+    "coverage FILE": ["coverage", "@GOLD", "--format", "json"],
+    "annotate FILE": ["annotate", "@GOLD", "--system", "arc-eager"],
+    "annotate --predicted": ["annotate", "GOLD", "--system", "arc-eager", "--policy", "predicted", "--predicted", "@GOLD"],
+    "annotate FILE (ptb)": ["annotate", "@PTB", "--system", "top-down", "--labels", "LABELS"],
+    "annotate --labels": ["annotate", "PTB", "--system", "top-down", "--labels", "@LABELS"],
+    "view FILE": ["view", "@GOLD"],
+    "view --ids": ["view", "GOLD", "--ids", "@IDS"],
+    "view --compare": ["view", "GOLD", "--compare", "@OTHER"],
+    "diff GOLD": ["diff", "@GOLD", "OTHER"],
+    "diff OTHER": ["diff", "GOLD", "@OTHER"],
+}
+
+#: Every command that writes files, with its output options; the input holds one bad sentence, skipped.
+OUTPUTS = {
+    "projectivize": (["projectivize", "BAD", "--on-error", "skip"], ["-o", "--report-file", "--rejects"]),
+    "deprojectivize": (["deprojectivize", "BAD", "--on-error", "skip"], ["-o", "--rejects"]),
+    "stats": (["stats", "BAD", "--on-error", "skip"], ["--rejects"]),
+    "filter": (["filter", "BAD", "--on-error", "skip"], ["-o", "--rejects"]),
+    "oracle": (["oracle", "BAD", "--on-error", "skip"], ["-o", "--report-file", "--rejects"]),
+    "oracle (ptb)": (["oracle", "BADPTB", "--system", "top-down", "--on-error", "skip"], ["-o", "--report-file", "--rejects"]),
+    "replay": (["replay", "BADORACLE", "--system", "attardi", "--on-error", "skip"], ["-o", "--rejects"]),
+    "replay (rnng)": (["replay", "RNNG", "--system", "top-down", "--on-error", "skip"], ["-o", "--rejects"]),
+    "coverage": (["coverage", "BAD", "--on-error", "skip"], ["--rejects"]),
+    "annotate": (["annotate", "BAD", "--system", "arc-eager", "--on-error", "skip"], ["-o", "--rejects"]),
+    "annotate (ptb)": (["annotate", "BADPTB", "--system", "top-down", "--labels", "LABELS", "--on-error", "skip"], ["-o", "--rejects"]),
+}
+OUTPUT_CASES = [(name, option) for name, (_, options) in OUTPUTS.items() for option in options]
+SIGNALS = [signal.SIGTERM, signal.SIGHUP]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The inputs the tables name, written fresh for each test."""
+    gold = (SAMPLE_DATA / "en_sample.conllu").read_bytes()
+    ptb = (SAMPLE_DATA / "wsj_sample.mrg").read_bytes()
+    oracle = run_cli("oracle", SAMPLE_DATA / "en_sample.conllu", "--system", "attardi").stdout
+    contents = {
+        "GOLD": gold,
+        "OTHER": gold.replace(b"\tnsubj\t", b"\tobj\t", 1),
+        "BAD": gold + BAD_SENTENCE,
+        "PTB": ptb,
+        "BADPTB": ptb + b"(S (NP (DT a)\n",  # an unclosed bracket
+        "ORACLE": oracle,
+        "BADORACLE": oracle + b"# transitions = SH SH\n" + BAD_SENTENCE[len(b"# sent_id = bad-1\n"):],
+        "RNNG": run_cli("oracle", SAMPLE_DATA / "wsj_sample.mrg", "--system", "top-down").stdout,
+        "IDS": b"en-3\nen-1\n",
+        "LABELS": b"S\nNP\nVP\nPP\nSBAR\nADJP\nADVP\nWHNP\nPRN\nQP\n",
+    }
+    suffix = {"GOLD": ".conllu", "OTHER": ".conllu", "BAD": ".conllu", "ORACLE": ".conllu", "BADORACLE": ".conllu",
+              "PTB": ".mrg", "BADPTB": ".mrg", "RNNG": ".oracle", "IDS": ".txt", "LABELS": ".txt"}
+    paths = {}
+    for name, data in contents.items():
+        paths[name] = tmp_path / f"{name.lower()}{suffix[name]}"
+        paths[name].write_bytes(data)
+    return paths
+
+
+def _args(template: list[str], files: dict[str, Path], under_test: str | None = None) -> list[str]:
+    """The command line: NAME -> its regular file, @NAME -> ``under_test`` (else the regular file)."""
+    out = []
+    for token in template:
+        if token.startswith("@"):
+            out.append(under_test or str(files[token[1:]]))
+        else:
+            out.append(str(files[token]) if token in files else token)
+    return out
+
+
+def _tested(template: list[str]) -> str:
+    return next(token[1:] for token in template if token.startswith("@"))
+
+
+def _names_as_typed(result_bytes: bytes, path: str) -> bytes:
+    """Output with the name of the input blanked: a report or drawing names the file it read (stdin as
+    ``<stdin>``, or ``"-"`` in JSON)."""
+    if path == "-":
+        return result_bytes.replace(b"<stdin>", b"<input>").replace(b'"-"', b'"<input>"')
+    return result_bytes.replace(os.fsencode(path), b"<input>")
+
+
+def _quiet_start_process(args: list[str], **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "treetool", *args], **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Inputs: read once, whatever they are
+
+
+class _Writer(threading.Thread):
+    """Write ``data`` into a FIFO once a reader has opened it (never blocking on one that is never opened)."""
+
+    def __init__(self, path: str, data: bytes) -> None:
+        super().__init__(daemon=True)
+        self.path, self.data, self.stop = path, data, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: no reader yet
+                time.sleep(0.005)
+                continue
+            os.set_blocking(fd, True)
+            try:
+                os.write(fd, self.data)
+            except BrokenPipeError:
+                pass
+            os.close(fd)
+            return
+
+
+def _fifo(tmp_path: Path, data: bytes) -> tuple[str, _Writer]:
+    path = tmp_path / "stream.fifo"
+    os.mkfifo(path)
+    writer = _Writer(str(path), data)
+    writer.start()
+    return str(path), writer
+
+
+def _pipe(data: bytes) -> tuple[str, int]:
+    """A pipe holding ``data`` (small enough for its buffer), as ``<(...)`` names it: ``/dev/fd/N``."""
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    return f"/dev/fd/{read}", read
+
+
+@pytest.mark.parametrize("case", INPUTS)
+@pytest.mark.parametrize("kind", ["fifo", "/dev/fd/N", "-"])
+def test_a_stream_input_reads_like_the_file(tmp_path, files, case, kind):
+    template = INPUTS[case]
+    name = _tested(template)
+    data = files[name].read_bytes()
+    expected = run_cli(*_args(template, files))
+    if kind == "fifo":
+        path, writer = _fifo(tmp_path, data)
+        try:
+            got = run_cli(*_args(template, files, path))
+        finally:
+            writer.stop.set()
+    elif kind == "/dev/fd/N":
+        path, fd = _pipe(data)
+        try:
+            got = run_cli(*_args(template, files, path))
+        finally:
+            os.close(fd)
+    else:
+        path = "-"
+        got = run_cli(*_args(template, files, path), stdin=data)
+    assert got.returncode == expected.returncode, got.stderr
+    regular = str(files[name])
+    assert _names_as_typed(got.stdout, path) == _names_as_typed(expected.stdout, regular)
+
+
+@pytest.mark.parametrize("case", INPUTS)
+def test_dev_stdin_reads_like_the_file(files, case):
+    template = INPUTS[case]
+    name = _tested(template)
+    expected = run_cli(*_args(template, files))
+    got = subprocess.run([sys.executable, "-m", "treetool", *_args(template, files, "/dev/stdin")],
+                         input=files[name].read_bytes(), capture_output=True, timeout=120)
+    assert got.returncode == expected.returncode, got.stderr
+    assert _names_as_typed(got.stdout, "/dev/stdin") == _names_as_typed(expected.stdout, str(files[name]))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/fd/N", "-"])
+def test_an_input_that_would_be_read_twice_is_refused(tmp_path, files, kind):
+    """Constituency annotate collects the label set from its inputs first, unless --labels gives it."""
+    data = files["PTB"].read_bytes()
+    if kind == "fifo":
+        path, writer = _fifo(tmp_path, data)
+        got = run_cli("annotate", path, "--system", "top-down")
+        writer.stop.set()
+    elif kind == "/dev/fd/N":
+        path, fd = _pipe(data)
+        got = run_cli("annotate", path, "--system", "top-down", "--from", "ptb")
+        os.close(fd)
+    else:
+        got = run_cli("annotate", "-", "--system", "top-down", "--from", "ptb", stdin=data)
+    assert got.returncode == 2 and b"can be read only once" in got.stderr and b"--labels" in got.stderr
+    assert got.stdout == b""
+
+
+@pytest.mark.parametrize("args", [["diff", "-", "-"], ["view", "-", "--compare", "-"], ["stats", "-", "-"],
+                                  ["filter", "GOLD", "-", "--ids", "-"]])
+def test_stdin_named_twice_is_refused(files, args):
+    got = run_cli(*_args(args, files), stdin=files["GOLD"].read_bytes())
+    assert got.returncode == 2
+    assert got.stderr.decode().count("\n") == 1 and "read twice" in got.stderr.decode()
+    assert got.stdout == b""
+
+
+def test_one_fifo_named_twice_is_refused(tmp_path, files):
+    path, writer = _fifo(tmp_path, files["GOLD"].read_bytes())
+    try:
+        got = run_cli("diff", path, path)
+    finally:
+        writer.stop.set()
+    assert got.returncode == 2 and "read twice" in got.stderr.decode()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Outputs: never emptied, never clashing
+
+
+def _run_with_output(files: dict[str, Path], name: str, option: str, target: Path):
+    template, _ = OUTPUTS[name]
+    return run_cli(*_args(template, files), option, target)
+
+
+@pytest.mark.parametrize("name, option", OUTPUT_CASES)
+def test_an_output_over_its_hard_linked_input_gets_the_plain_runs_output(tmp_path, files, name, option):
+    template, _ = OUTPUTS[name]
+    source = next(token for token in template if token in files)
+    fresh = tmp_path / "fresh.out"
+    expected = _run_with_output(files, name, option, fresh)
+    assert expected.returncode == 0, expected.stderr
+    linked = tmp_path / "second-link"
+    os.link(files[source], linked)
+    got = _run_with_output(files, name, option, files[source])
+    assert got.returncode == 0, got.stderr
+    assert _untimed(files[source].read_bytes()) == _untimed(fresh.read_bytes())
+    assert os.path.samefile(files[source], linked) and os.stat(linked).st_nlink == 2
+
+
+def _untimed(output: bytes) -> object:
+    """An output as compared: a JSON report without its timings (``ms_per_tree``), anything else as it is."""
+    try:
+        report = json.loads(output)
+    except ValueError:
+        return output
+
+    def drop(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: drop(v) for k, v in value.items() if not k.startswith("ms_")}
+        return [drop(v) for v in value] if isinstance(value, list) else value
+
+    return drop(report)
+
+
+def _pairs(options: list[str]) -> list[tuple[str, str]]:
+    return [(a, b) for i, a in enumerate(options) for b in options[i + 1:]]
+
+
+TWO_OUTPUT_CASES = [(name, a, b) for name, (_, options) in OUTPUTS.items() for a, b in _pairs(options)]
+
+
+@pytest.mark.parametrize("alias", ["same name", "hard link", "symlink"])
+@pytest.mark.parametrize("name, first, second", TWO_OUTPUT_CASES)
+def test_two_outputs_naming_one_file_are_refused(tmp_path, files, name, first, second, alias):
+    template, _ = OUTPUTS[name]
+    target = tmp_path / "target.out"
+    target.write_bytes(b"precious\n")
+    other = target
+    if alias == "hard link":
+        other = tmp_path / "alias.out"
+        os.link(target, other)
+    elif alias == "symlink":
+        other = tmp_path / "alias.out"
+        other.symlink_to(target.name)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    got = run_cli(*_args(template, files), first, target, second, other)
+    assert got.returncode == 2
+    assert got.stderr.decode().count("\n") == 1 and "two outputs" in got.stderr.decode()
+    assert target.read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("name, option", OUTPUT_CASES)
+def test_a_missing_input_leaves_the_output_untouched(tmp_path, files, name, option):
+    template, _ = OUTPUTS[name]
+    target = tmp_path / "target.out"
+    target.write_bytes(b"precious\n")
+    os.link(target, tmp_path / "second-link")
+    args = _args(template, files)
+    source = next(str(files[token]) for token in template if token in files)
+    args[args.index(source)] = str(tmp_path / "missing.conllu")
+    got = run_cli(*args, option, target)
+    assert got.returncode == 2
+    assert "missing.conllu: No such file or directory" in got.stderr.decode()
+    assert target.read_bytes() == b"precious\n" == (tmp_path / "second-link").read_bytes()
+
+
+def _shell_refuses(path: Path) -> bool:
+    return subprocess.run(["sh", "-c", ': > "$1"', "sh", str(path)], capture_output=True).returncode != 0
+
+
+@pytest.mark.parametrize("name, option", OUTPUT_CASES)
+def test_a_read_only_output_is_refused_exactly_when_the_shell_refuses_it(tmp_path, files, name, option):
+    target = tmp_path / "readonly.out"
+    target.write_bytes(b"precious\n")
+    target.chmod(0o444)
+    probe = tmp_path / "probe.out"
+    probe.write_bytes(b"")
+    probe.chmod(0o444)
+    got = _run_with_output(files, name, option, target)
+    if _shell_refuses(probe):
+        assert got.returncode == 1
+        assert got.stderr.decode().strip().endswith(f"{target}: Permission denied")
+        assert target.read_bytes() == b"precious\n"
+    else:  # root writes a read-only file, as its shell does; the file stays read-only
+        assert got.returncode == 0, got.stderr
+        assert target.read_bytes() != b"precious\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444
+
+
+def test_a_file_in_a_folder_without_room_for_a_temporary_file_is_written_in_place(tmp_path, files, monkeypatch):
+    """Where no temporary file can be made beside the output (a read-only folder), the output is spooled and
+    copied into the file at the end; the inode (and any other link) stays."""
+    import treetool.formats.files as F
+
+    target = tmp_path / "out.conllu"
+    target.write_bytes(b"precious\n")
+    inode = target.stat().st_ino
+    real = F._create_beside
+
+    def refuse_beside_target(path: str, access: int):
+        if os.path.dirname(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", os.path.dirname(path))
+        return real(path, access)
+
+    monkeypatch.setattr(F, "_create_beside", refuse_beside_target)
+    got = run_cli("filter", files["GOLD"], "-o", target)
+    assert got.returncode == 0, got.stderr
+    assert target.read_bytes() == files["GOLD"].read_bytes() and target.stat().st_ino == inode
+
+
+@pytest.mark.parametrize("name", [name for name, (_, options) in OUTPUTS.items() if "-o" in options])
+def test_output_to_dev_stdin_while_stdin_is_read_is_refused(files, name):
+    template, _ = OUTPUTS[name]
+    source = next(token for token in template if token in files)
+    args = ["-" if token == source else token for token in template]
+    data = files[source].read_bytes()
+    got = subprocess.run([sys.executable, "-m", "treetool", *_args(args, files), "-o", "/dev/stdin"],
+                         input=data, capture_output=True, timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert b"is the input" in got.stderr and got.stdout == b""
+
+
+@pytest.mark.parametrize("name", OUTPUTS)
+def test_stdout_appended_to_an_input_is_refused(files, name):
+    """``treetool CMD x >> x`` would read its own output without end."""
+    template, _ = OUTPUTS[name]
+    source = next(token for token in template if token in files)
+    before = files[source].read_bytes()
+    with open(files[source], "ab") as stdout:
+        got = subprocess.run([sys.executable, "-m", "treetool", *_args(template, files)], stdout=stdout,
+                             stderr=subprocess.PIPE, timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert b"is the input" in got.stderr
+    assert files[source].read_bytes() == before
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Signals: an interrupted run leaves the old output and nothing else
+
+
+def _open_in(pid: int, folder: Path) -> bool:
+    """Whether process ``pid`` holds a file of ``folder`` open for writing (named, or nameless: O_TMPFILE)."""
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+            flags = int(Path(f"/proc/{pid}/fdinfo/{fd.name}").read_text().split("flags:")[1].split()[0], 8)
+        except (OSError, IndexError, ValueError):
+            continue
+        if target.startswith(str(folder)) and flags & (os.O_WRONLY | os.O_RDWR):
+            return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="needs Linux's /proc to see the output opened")
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("name", [name for name, (_, options) in OUTPUTS.items() if "-o" in options])
+def test_a_terminated_run_leaves_the_old_output_and_no_temporary_file(tmp_path, files, name, signum):
+    template, _ = OUTPUTS[name]
+    source = next(token for token in template if token in files)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    target = out_dir / ("old" + files[source].suffix)
+    target.write_bytes(b"precious\n")
+    args = _args(["-" if token == source else token for token in template], files)
+    data = files[source].read_bytes()
+    proc = _quiet_start_process([*args, "-o", str(target)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        proc.stdin.write(data[: len(data) // 2])  # the rest never comes: the run waits, its output open
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not _open_in(proc.pid, out_dir):
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "the output was never opened"
+            time.sleep(0.02)
+        proc.send_signal(signum)
+        assert proc.wait(timeout=60) == 128 + signum
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert b"Traceback" not in proc.stderr.read()
+    assert [p.name for p in out_dir.iterdir()] == [target.name]
+    assert target.read_bytes() == b"precious\n"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A closed pipe: the status means what it means with a reader
+
+
+@pytest.mark.parametrize("case", [case for case in INPUTS if case.endswith("FILE") or case == "diff GOLD"])
+def test_a_closed_pipe_does_not_change_the_status(files, case):
+    args = _args(INPUTS[case], files)
+    expected = run_cli(*args)
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte: every write fails
+    try:
+        got = subprocess.run([sys.executable, "-m", "treetool", *args], stdout=write, stderr=subprocess.PIPE,
+                             timeout=120)
+    finally:
+        os.close(write)
+    assert got.returncode == expected.returncode, got.stderr
+    assert b"Traceback" not in got.stderr
+
+
+def test_diff_with_a_closed_pipe_still_says_the_files_differ(files):
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        different = subprocess.run([sys.executable, "-m", "treetool", "diff", str(files["GOLD"]), str(files["OTHER"])],
+                                   stdout=write, stderr=subprocess.PIPE, timeout=120)
+        same = subprocess.run([sys.executable, "-m", "treetool", "diff", str(files["GOLD"]), str(files["GOLD"])],
+                              stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert (different.returncode, same.returncode) == (1, 0)
