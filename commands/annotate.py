@@ -67,7 +67,7 @@ def annotate_command(
     labeled: LabeledOpt = False,
     prefer_monotonic: Annotated[bool, typer.Option("--prefer-monotonic", help="nm-arc-eager: among the optimal actions, only those also optimal for the monotonic oracle, when there are any (Honnibal et al. 2013 section 6).")] = False,
     policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,
-    error_rate: Annotated[float, typer.Option("--error-rate", min=0.0, max=1.0, metavar="P", help="explore: probability of a random non-optimal action at each step.")] = 0.1,
+    error_rate: Annotated[float, typer.Option("--error-rate", metavar="P", help="explore: probability (0 to 1) of a random non-optimal action at each step.")] = 0.1,
     seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
     predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
