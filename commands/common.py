@@ -27,6 +27,7 @@ import typer
 from typer.core import TyperCommand
 
 from treetool.budget import ON_TIMEOUT_MODES
+from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
@@ -186,6 +187,18 @@ Jobs = Annotated[
         help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
     ),
 ]
+Align = choices("Align", ALIGNMENTS)
+
+
+def align_option(other: str) -> Any:
+    """The ``--align`` option of a command reading ``other`` beside the gold files."""
+    return typer.Option(
+        "--align",
+        help=f"How {other}'s sentences are paired with the gold ones: id: by '# sent_id' (else the position); "
+        "position: the n-th with the n-th, whose words must agree (parser output without sent_ids).",
+    )
+
+
 Quiet = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
