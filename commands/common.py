@@ -58,10 +58,11 @@ OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 class TreetoolCommand(TyperCommand):
-    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help.
+    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help, and whose parser notes every
+    option given (see :meth:`make_parser`).
 
-    typer shows them as ``{FILE}...`` and ``FILE <list[str]>``: Python types
-    mean nothing to a user of the command line.
+    typer shows arguments as ``{FILE}...`` and ``FILE <list[str]>``: Python
+    types mean nothing to a user of the command line.
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
@@ -396,9 +397,8 @@ class InRange:
     reason: str
 
     def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
-        value = values.get(self.option)
-        if self.option in given and value is not None and not self.test(value):
-            return f"{_flag(ctx, self.option)} {self.reason} (got {value:g})"
+        if self.option in given and not self.test(values[self.option]):
+            return f"{_flag(ctx, self.option)} {self.reason} (got {values[self.option]:g})"
         return None
 
 
