@@ -20,6 +20,12 @@ EN = SAMPLE_DATA / "en_sample.conllu"
 PTB = SAMPLE_DATA / "wsj_sample.mrg"
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    """Relative names (``x.png``) land in a temporary directory should a refusal regress and a command run."""
+    monkeypatch.chdir(tmp_path)
+
+
 def command(name: str) -> Any:
     return typer.main.get_command(app).get_command(None, name)
 
