@@ -16,14 +16,15 @@ from oracles.annotate import (
 from oracles.nederhof import ALGORITHMS, STRATEGIES
 from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
 from treetool.budget import SentenceTimeout
+from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.parallel import SentencePool
 from treetool.treebank import ReadShare, read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
+    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Rejects, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
 from .constituency_annotate import LossKind, annotate_constituency
 from .progress import SentenceProgress
@@ -42,7 +43,7 @@ Strategy = choices("Strategy", STRATEGIES)
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
-    OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
+    OnlyWhen(("predicted", "align"), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
              "needs --system nm-arc-eager and its dynamic oracle"),
     OnlyWhen(("algorithm", "strategy"), lambda v: v["system"] == "arc-standard" and not v["exact"],
@@ -67,9 +68,10 @@ def annotate_command(
     labeled: LabeledOpt = False,
     prefer_monotonic: Annotated[bool, typer.Option("--prefer-monotonic", help="nm-arc-eager: among the optimal actions, only those also optimal for the monotonic oracle, when there are any (Honnibal et al. 2013 section 6).")] = False,
     policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,
-    error_rate: Annotated[float, typer.Option("--error-rate", min=0.0, max=1.0, metavar="P", help="explore: probability of a random non-optimal action at each step.")] = 0.1,
+    error_rate: Annotated[float, typer.Option("--error-rate", metavar="P", help="explore: probability (0 to 1) of a random non-optimal action at each step.")] = 0.1,
     seed: Annotated[int, typer.Option("--seed", help="explore: the random stream of each sentence is derived from the seed and the sentence's position in its file.")] = 0,
-    predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), aligned with FILE by sentence id.", show_default=False)] = None,
+    predicted: Annotated[Optional[str], typer.Option("--predicted", metavar="FILE", help="predicted: the trees to follow (e.g. a parser's output), paired with FILE's sentences as --align says.", show_default=False)] = None,
+    align: Annotated[Align, align_option("--predicted")] = Align.id,
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
     strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
@@ -106,6 +108,7 @@ def annotate_command(
     \b
       treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
+      treetool annotate train.conllu --system arc-eager --policy predicted --predicted parsed.conllx --align position
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
 
@@ -147,7 +150,7 @@ def annotate_command(
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=errors, unread=share.unread) as pool,
     ):
-        trees = PredictedTrees(predicted, from_format, pool.report) if predicted else None
+        trees = PredictedTrees(predicted, from_format, pool.report, align.value) if predicted else None
 
         def tasks(path: str, fmt: str) -> Iterator[tuple[tuple[int, Sentence], tuple]]:
             sentences = enumerate(share.count(read_treebank(path, fmt, on_error=trees or pool.report)), 1)
@@ -306,12 +309,13 @@ class PredictedTrees:
     dropped unread, so the two files stay aligned.
     """
 
-    def __init__(self, path: str, from_format: Any, on_error: Any) -> None:
+    def __init__(self, path: str, from_format: Any, on_error: Any, align: str) -> None:
         (_, fmt), = input_formats([path], from_format)
         if fmt == "ptb":
             raise TreebankError("--predicted needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
         self._trees = enumerate(read_treebank(path, fmt), 1)
         self._on_error = on_error
+        self._align = align
         self._gold_skipped = self._dropped = 0
 
     def __call__(self, err: TreebankError) -> None:
@@ -325,17 +329,20 @@ class PredictedTrees:
         return next(self._trees, None)
 
     def policy_for(self, gold: Sentence, position: int) -> Predicted:
-        """The predicted tree of ``gold``: the next one, which must have the same id and length."""
+        """The predicted tree of ``gold``: the next one, which must have the same id and length (``--align id``) or
+        the same words (``--align position``)."""
         wanted = gold.identifier(position)
         found = self._next()
         if found is None:
             raise TreebankError(f"sentence {wanted} has no predicted tree (--predicted ends before it)",
                                 filename=gold.filename, line=gold.line)
         number, tree = found
-        if tree.identifier(number) != wanted:
+        if self._align == "position":
+            check_counterpart(number, gold, tree, "position")
+        elif tree.identifier(number) != wanted:
             raise TreebankError(f"the predicted sentence is {tree.identifier(number)}, the gold one (in the same "
-                                f"place) {wanted}: the files must hold the same sentences in the same order",
-                                filename=tree.filename, line=tree.line)
+                                f"place) {wanted}: the files must hold the same sentences in the same order"
+                                f"{missing_id_hint(gold, tree)}", filename=tree.filename, line=tree.line)
         if len(tree) != len(gold):
             raise TreebankError(f"the predicted tree of {wanted} has {len(tree)} words, the gold one {len(gold)}",
                                 filename=tree.filename, line=tree.line)

@@ -14,6 +14,7 @@ terminal unless ``--quiet``.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import signal
 import sys
@@ -21,12 +22,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, Optional, Protocol, TypeVar
 
 import typer
 from typer.core import TyperCommand
 
 from treetool.budget import ON_TIMEOUT_MODES
+from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.formats.run_files import FileClash, checked_run
@@ -58,10 +60,11 @@ OnTimeout = choices("OnTimeout", ON_TIMEOUT_MODES)
 
 
 class TreetoolCommand(TyperCommand):
-    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help.
+    """A typer command whose arguments read ``FILE...`` (``GOLD``) in usage and help, and whose parser notes every
+    option given (see :meth:`make_parser`).
 
-    typer shows them as ``{FILE}...`` and ``FILE <list[str]>``: Python types
-    mean nothing to a user of the command line.
+    typer shows arguments as ``{FILE}...`` and ``FILE <list[str]>``: Python
+    types mean nothing to a user of the command line.
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
@@ -92,6 +95,48 @@ class TreetoolCommand(TyperCommand):
                 with formatter.section(title):
                     formatter.write_dl(records)
 
+    def make_parser(self, ctx: typer.Context) -> Any:
+        """click's parser, made to note every option given, in order, for :class:`GivenOnce` and :class:`OneOfPair`.
+
+        ``ctx.params`` keeps only the last value of an option given twice
+        (``-o a -o b`` writes ``b``, silently); the parser is the one place
+        that sees each occurrence, with the spelling of a flag pair's side.
+        """
+        parser = super().make_parser(ctx)
+        noted: list[Occurrence] = []
+        ctx.meta[OCCURRENCES] = noted
+        options = {id(option): option for option in (*parser._long_opt.values(), *parser._short_opt.values())}
+        for option in options.values():
+            option.process = _noting(option, noted)
+        return parser
+
+
+#: The key of ``ctx.meta`` under which :meth:`TreetoolCommand.make_parser` lists the options given.
+OCCURRENCES = "treetool.occurrences"
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One option on the command line: its parameter, the spelling (``--non-projective``), the value (None: a flag)."""
+
+    param: Any
+    spelling: str
+    value: Optional[str]
+
+
+def _noting(option: Any, noted: list[Occurrence]) -> Callable[[Any, Any], None]:
+    """``option.process`` of click's parser, also adding each occurrence to ``noted``."""
+    process = option.process
+    param = option.obj
+    negative = param.is_flag and option.const is False and bool(param.secondary_opts)
+    spelling = param.secondary_opts[0] if negative else param.opts[0]
+
+    def process_and_note(value: Any, state: Any) -> None:
+        noted.append(Occurrence(param, spelling, value if isinstance(value, str) else None))
+        process(value, state)
+
+    return process_and_note
+
 
 Files = Annotated[
     list[str],
@@ -117,16 +162,10 @@ Rejects = Annotated[
 ]
 
 
-def _positive_seconds(value: Optional[float]) -> Optional[float]:
-    if value is not None and not value > 0:
-        raise typer.BadParameter("must be a positive number of seconds")
-    return value
-
-
 MaxSeconds = Annotated[
     Optional[float],
     typer.Option(
-        "--max-seconds", metavar="S", callback=_positive_seconds, show_default=False,
+        "--max-seconds", metavar="S", show_default=False,
         help="Time budget of each sentence's computation, in seconds; see --on-timeout [default: no limit].",
     ),
 ]
@@ -151,6 +190,18 @@ Jobs = Annotated[
         help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
     ),
 ]
+Align = choices("Align", ALIGNMENTS)
+
+
+def align_option(other: str) -> Any:
+    """The ``--align`` option of a command reading ``other`` beside the gold files."""
+    return typer.Option(
+        "--align",
+        help=f"How {other}'s sentences are paired with the gold ones: id: by '# sent_id' (else the position); "
+        "position: the n-th with the n-th, whose words must agree (parser output without sent_ids).",
+    )
+
+
 Quiet = Annotated[
     bool,
     typer.Option("--quiet", "-q", help="No progress display (shown only when stderr is a terminal)."),
@@ -353,9 +404,20 @@ def _silence_stdout() -> None:
         pass  # stdout is not a file descriptor (a test runner's capture): nothing is flushed at exit
 
 
+class Rule(Protocol):
+    """A rule of the command layer: :func:`refuse_inapplicable` refuses the options as given when one says why."""
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        """Why the options as given cannot act (the message after ``treetool: error: ``), else None.
+
+        ``values`` holds the command's parameters (choices as strings) and the
+        facts the command passed; ``given`` the parameters the user set.
+        """
+
+
 @dataclass(frozen=True)
 class OnlyWhen:
-    """A rule of the command layer: these options act only when ``condition`` holds.
+    """These options act only when ``condition`` holds.
 
     An option the user gave that cannot act on this input or with these other
     options is refused (exit 2, one line saying why) instead of being silently
@@ -367,6 +429,80 @@ class OnlyWhen:
     options: tuple[str, ...]
     condition: Callable[[dict[str, Any]], bool]
     reason: str
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        for name in self.options:
+            if name in given and name in ctx.params and not self.condition(values):
+                return f"{_flag(ctx, name)} {self.reason}"
+        return None
+
+
+@dataclass(frozen=True)
+class InRange:
+    """A number option whose value must pass ``test``.
+
+    Checked here rather than by click's ``min``/``max``: a range lets nan
+    through (every comparison with nan is false) and click's message is not
+    one line.  ``reason`` completes "OPTION ..."; the value follows it.
+    """
+
+    option: str
+    test: Callable[[float], bool]
+    reason: str
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        if self.option in given and not self.test(values[self.option]):
+            return f"{_flag(ctx, self.option)} {self.reason} (got {values[self.option]:g})"
+        return None
+
+
+class NotANumber:
+    """A float option given ``nan``: no command can act on it, and every comparison with it is false, so a
+    bound checked later (``x > limit``) would take it for a value within range."""
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        for name in sorted(given):
+            value = values.get(name)
+            if isinstance(value, float) and math.isnan(value):
+                return f"{_flag(ctx, name)} must be a number (got nan)"
+        return None
+
+
+class GivenOnce:
+    """An option that takes one value, given more than once: click would keep the last value silently
+    (``-o a -o b`` writes b), so whichever the user meant, one of them could not act.  An option that collects
+    values (``multiple=True``) takes each; a repeated plain flag means the same thing twice."""
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        taken: dict[str, list[str]] = {}
+        for occurrence in occurrences(ctx):
+            if occurrence.value is not None and not occurrence.param.multiple:
+                taken.setdefault(occurrence.spelling, []).append(occurrence.value)
+        for spelling, texts in taken.items():
+            if len(texts) > 1:
+                return f"{spelling} is given {len(texts)} times ({', '.join(texts)}): it takes one value"
+        return None
+
+
+class OneOfPair:
+    """Both sides of a flag pair (``--projective --non-projective``): they contradict each other, and click
+    would keep the last one silently."""
+
+    def refusal(self, ctx: typer.Context, values: dict[str, Any], given: set[str]) -> Optional[str]:
+        sides: dict[str, set[str]] = {}
+        for occurrence in occurrences(ctx):
+            if occurrence.param.secondary_opts:
+                sides.setdefault(occurrence.param.opts[0], set()).add(occurrence.spelling)
+        for first, spellings in sides.items():
+            if len(spellings) > 1:
+                (second,) = spellings - {first}
+                return f"{first} and {second} exclude each other: give one of them"
+        return None
+
+
+def occurrences(ctx: typer.Context) -> list[Occurrence]:
+    """The options given to the running command, in order, repeats included (see :class:`TreetoolCommand`)."""
+    return ctx.meta.get(OCCURRENCES, [])
 
 
 class InapplicableOption(Exception):
@@ -381,8 +517,8 @@ def given_options(ctx: typer.Context) -> set[str]:
     }
 
 
-def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: Any) -> None:
-    """Raise :class:`InapplicableOption` for the first given option whose rule does not hold.
+def refuse_inapplicable(ctx: typer.Context, rules: Sequence[Rule], **facts: Any) -> None:
+    """Raise :class:`InapplicableOption` for the first rule the options as given break.
 
     :data:`COMMON_RULES` are always checked: ``cli_command`` calls this with no
     rules of its own before the command body runs, so every command inherits
@@ -393,9 +529,9 @@ def refuse_inapplicable(ctx: typer.Context, rules: Sequence[OnlyWhen], **facts: 
     values = {**{name: plain_value(value) for name, value in ctx.params.items()}, **facts}
     given = given_options(ctx)
     for rule in (*COMMON_RULES, *rules):
-        for name in rule.options:
-            if name in given and name in ctx.params and not rule.condition(values):
-                raise InapplicableOption(f"{_flag(ctx, name)} {rule.reason}")
+        refusal = rule.refusal(ctx, values, given)
+        if refusal is not None:
+            raise InapplicableOption(refusal)
 
 
 def plain_value(value: Any) -> Any:
@@ -414,8 +550,14 @@ def _flag(ctx: typer.Context, name: str) -> str:
     return name
 
 
-#: Rules of options that several commands share; checked for every command.
-COMMON_RULES = (
+#: Rules checked for every command (a rule about an option a command does not take never applies to it): the
+#: options given once, numbers that are numbers, then rules of options several commands share.
+COMMON_RULES: tuple[Rule, ...] = (
+    GivenOnce(),
+    OneOfPair(),
+    NotANumber(),
+    InRange("max_seconds", lambda seconds: seconds > 0, "must be a positive number of seconds"),
+    InRange("error_rate", lambda rate: 0 <= rate <= 1, "must be between 0 and 1"),
     OnlyWhen(("rejects",), lambda v: v["on_error"] == "skip", "needs --on-error skip"),
     OnlyWhen(("on_timeout",), lambda v: v.get("max_seconds") is not None, "needs --max-seconds"),
 )

@@ -39,7 +39,7 @@ LossKind = choices("LossKind", LOSSES)
 
 #: Options of ``annotate`` that only dependency systems use.
 DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "prefer_monotonic", "oracle", "algorithm",
-                   "strategy", "max_seconds", "on_timeout")
+                   "strategy", "max_seconds", "on_timeout", "align")
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),

@@ -12,7 +12,7 @@ from treetool.compare import ComparisonTotal, SentenceComparison, aligned_senten
 from treetool.report import NOT_APPLICABLE
 from treetool.treebank import read_treebank
 
-from .common import FromFormat, ReadToTheEnd, choices, cli_command, dependency_inputs
+from .common import Align, FromFormat, ReadToTheEnd, align_option, choices, cli_command, dependency_inputs
 
 DIFF_FORMATS = ("text", "json", "tsv")
 DiffFormat = choices("DiffFormat", DIFF_FORMATS)
@@ -89,12 +89,14 @@ def diff_command(
     deprel_base: Annotated[bool, typer.Option("--deprel-base", help="Compare DEPREL without its subtype (nsubj:pass = nsubj), as the CoNLL 2018 evaluation script does for LAS.")] = False,
     diff_format: Annotated[DiffFormat, typer.Option("--format", help="text: for reading; json: every differing sentence and the total; tsv: one row per differing word.")] = DiffFormat.text,
     from_format: FromFormat = None,
+    align: Annotated[Align, align_option("OTHER")] = Align.id,
 ) -> None:
     """Show the words whose HEAD or DEPREL differ between GOLD and OTHER, with UAS and LAS.
 
     Sentences are aligned in order and must have the same ids and words (a
-    mismatch is an error naming the file and line).  UAS and LAS are the
-    CoNLL 2018 shared task's (punctuation counted; with --deprel-base, LAS
+    mismatch is an error naming the file and line); with --align position
+    the n-th sentences are paired whatever their ids (parser output without
+    '# sent_id' comments).  UAS and LAS are the CoNLL 2018 shared task's (punctuation counted; with --deprel-base, LAS
     as its script computes it).  Exit status: 0 identical, 1 different,
     2 error.
 
@@ -103,12 +105,13 @@ def diff_command(
     \b
       treetool diff train.conllu train.proj.conllu
       treetool diff gold.conllu parsed.conllu --deprel-base --format json
+      treetool diff gold.conllu parser_output.conllx --align position
     """
     (gold_path, gold_fmt), (other_path, other_fmt) = dependency_inputs(ctx, [gold, other], from_format)
     stdout = ReadToTheEnd(sys.stdout)  # `diff a b | head -1` still exits 1 when a later sentence differs
     out = OUTPUTS[diff_format.value](stdout)
     total = ComparisonTotal()
-    pairs = aligned_sentences(read_treebank(gold_path, gold_fmt), read_treebank(other_path, other_fmt))
+    pairs = aligned_sentences(read_treebank(gold_path, gold_fmt), read_treebank(other_path, other_fmt), align.value)
     for position, g, o in pairs:
         comparison = compare_sentences(position, g, o, deprel_base)
         total.add(comparison)

@@ -42,6 +42,8 @@ RULES = (
              "acts with dependency systems only"),
     OnlyWhen(("on_unparsable",), lambda v: v["system"] not in CONSTITUENCY_SYSTEMS or v["on_unparsable"] != "projectivize",
              "projectivize applies to dependency trees only; constituency systems take skip or fail"),
+    OnlyWhen(("on_unparsable",), lambda v: v["system"] != "swap" or v["on_unparsable"] != "projectivize",
+             "projectivize cannot act with --system swap: swap derives every tree, projective or not"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"] == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "or --on-unparsable projectivize"),

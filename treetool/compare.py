@@ -1,8 +1,9 @@
 """Comparing two analyses of the same sentences: the library behind ``treetool diff`` and ``view --compare``.
 
 Two files are aligned sentence by sentence, in order: the i-th sentences
-must have the same id (``# sent_id``, else the position), the same number of
-words and the same word forms, or the comparison stops with a
+must have the same id (``# sent_id``, else the position; with
+``align="position"`` the order alone pairs them), the same number of words
+and the same word forms, or the comparison stops with a
 :class:`~treetool.errors.TreebankError` naming the file and line where they
 part.  Attachment scores follow the CoNLL 2018 shared task's evaluation
 script (``conll18_ud_eval.py``): on aligned words, UAS counts the words
@@ -17,11 +18,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import TreebankError
 from .report import percent
-from .sentence import Sentence
+
+if TYPE_CHECKING:  # numpy comes with it: the command layer imports ALIGNMENTS at start-up
+    from .sentence import Sentence
+
+#: How two files' sentences are paired (``--align``): by ``# sent_id``, or the n-th with the n-th.
+ALIGNMENTS = ("id", "position")
 
 #: The separator of a DEPREL's subtype (``nsubj:pass``).
 SUBTYPE_SEP = ":"
@@ -37,11 +43,12 @@ def _where(sentence: Sentence) -> str:
     return f"{name} (sentence {sentence.sent_id})" if sentence.sent_id else name
 
 
-def aligned_sentences(gold: Iterable[Sentence], other: Iterable[Sentence]) -> Iterator[tuple[int, Sentence, Sentence]]:
+def aligned_sentences(gold: Iterable[Sentence], other: Iterable[Sentence],
+                      align: str = "id") -> Iterator[tuple[int, Sentence, Sentence]]:
     """Pair the sentences of two streams in order, yielding ``(position, gold, other)``.
 
-    Raises :class:`TreebankError` at the first sentence of ``other`` whose id,
-    word count or word forms differ from its counterpart in ``gold``, or at
+    Raises :class:`TreebankError` at the first sentence of ``other`` that is
+    not its counterpart in ``gold`` (see :func:`check_counterpart`), or at
     the first sentence one stream has beyond the end of the other.  Both
     streams are read in step: memory stays constant.
     """
@@ -52,15 +59,44 @@ def aligned_sentences(gold: Iterable[Sentence], other: Iterable[Sentence]) -> It
         if o is None:
             raise TreebankError(f"sentence {position} has no counterpart: the other file ends after "
                                 f"{position - 1} sentences", filename=g.filename, line=g.line, sent_id=g.sent_id)
-        _check_same_words(position, g, o)
+        check_counterpart(position, g, o, align)
         yield position, g, o
 
 
-def _check_same_words(position: int, g: Sentence, o: Sentence) -> None:
+def check_counterpart(position: int, g: Sentence, o: Sentence, align: str) -> None:
+    """Raise :class:`TreebankError` at ``o`` unless it is ``g``'s counterpart, the ``position``-th of each file.
+
+    ``id``: the same ``# sent_id`` (else the position), words and forms; one
+    file without sent_ids (parser output often drops the comments) gets a
+    hint to pair by position.  ``position``: the same words, a difference
+    naming the sentence only, since it means the files hold other sentences.
+    """
+    if align not in ALIGNMENTS:
+        raise ValueError(f"align must be one of {ALIGNMENTS}, not {align!r}")
+    if align == "id":
+        _check_same_id(position, g, o)
+        _check_same_words(position, g, o)
+    elif len(g) != len(o) or g.forms != o.forms:
+        raise TreebankError(f"sentence {position} has different words from {g.filename}:{g.line}",
+                            filename=o.filename, line=o.line, sent_id=o.sent_id)
+
+
+def _check_same_id(position: int, g: Sentence, o: Sentence) -> None:
     gid, oid = g.identifier(position), o.identifier(position)
     if gid != oid:
-        raise TreebankError(f"sentence id {oid!r} does not match {gid!r} at {g.filename}:{g.line}",
-                            filename=o.filename, line=o.line)
+        raise TreebankError(f"sentence id {oid!r} does not match {gid!r} at {g.filename}:{g.line}"
+                            f"{missing_id_hint(g, o)}", filename=o.filename, line=o.line)
+
+
+def missing_id_hint(g: Sentence, o: Sentence) -> str:
+    """A hint for ids that differ because only one file has ``# sent_id`` comments: pair by position instead."""
+    if (g.sent_id is None) == (o.sent_id is None):
+        return ""
+    without = o if o.sent_id is None else g
+    return f" ({without.filename} has no sent_id here: --align position pairs the n-th sentences, checking their words)"
+
+
+def _check_same_words(position: int, g: Sentence, o: Sentence) -> None:
     if len(g) != len(o):
         raise TreebankError(f"{len(o)} words, but {_where(g)} has {len(g)}",
                             filename=o.filename, line=o.line, sent_id=o.sent_id)

@@ -45,6 +45,11 @@ def select_sentences(
         yield item
 
 
+#: The byte order mark some editors put at the start of a UTF-8 file: not part of the first id.
+BOM = "\ufeff"
+
+
 def read_ids(path: str) -> set[str]:
-    """Sentence ids, one per line (blank lines and surrounding spaces ignored)."""
-    return {line.strip() for line in read_text_file(path).splitlines() if line.strip()}
+    """Sentence ids, one per line (a leading BOM, CRLF line ends, blank lines and surrounding spaces ignored)."""
+    lines = read_text_file(path).removeprefix(BOM).splitlines()
+    return {line.strip() for line in lines if line.strip()}

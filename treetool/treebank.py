@@ -193,13 +193,29 @@ def output_format(path: str, to: str | None, source: str) -> str:
     return source
 
 
+#: The last two columns of each CoNLL format: the same places in the other format mean something else (CoNLL-U's
+#: DEPS and MISC, CoNLL-X's PHEAD and PDEPREL), so a conversion writes ``_`` there and the values are lost.
+LAST_COLUMNS = {"conllu": ("DEPS", "MISC"), "conllx": ("PHEAD", "PDEPREL")}
+
+
+def dropped_columns(sentence: Sentence) -> Counter[str]:
+    """How many values (not ``_``) of each of :data:`LAST_COLUMNS` converting ``sentence`` drops, for the warning."""
+    counts: Counter[str] = Counter()
+    names = LAST_COLUMNS[sentence.format]
+    for text in sentence.word_lines():
+        for name, value in zip(names, text.rstrip("\r").split("\t")[8:]):
+            counts[f"{name} values"] += value != "_"
+    return counts
+
+
 class TreebankWriter:
     """Write sentences or trees to ``path`` in ``fmt``, converting where needed.
 
     Sentences in their own format are written byte for byte (see
     :meth:`Sentence.to_bytes`).  CoNLL-U to CoNLL-X drops comments,
-    multiword tokens and empty nodes, which CoNLL-X cannot hold; the counts
-    are kept in ``dropped`` so the command can warn.  Trees are written one
+    multiword tokens and empty nodes, which CoNLL-X cannot hold, and either
+    conversion the values of :data:`LAST_COLUMNS`; the counts are kept in
+    ``dropped`` so the command can warn.  Trees are written one
     per line.  A regular file appears under its name only after :meth:`close`
     (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
 
@@ -235,8 +251,10 @@ class TreebankWriter:
                 self.dropped["comment lines"] += len(item.comments)
                 self.dropped["multiword tokens"] += item.n_multiword
                 self.dropped["empty nodes"] += item.n_empty
+                self.dropped.update(dropped_columns(item))
                 self._out.write(to_conllx_bytes(item))
             elif self.format == "conllu":
+                self.dropped.update(dropped_columns(item))
                 self._out.write(to_conllu_bytes(item))
             else:
                 raise TreebankError("cannot write a dependency treebank as PTB brackets", filename=self.path)

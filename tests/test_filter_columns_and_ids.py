@@ -1,0 +1,70 @@
+"""``filter``: a CoNLL conversion names every column whose values it drops; an ``--ids`` file as editors write it.
+
+The expected counts are read from the input text directly (word lines: an
+integer ID), not through the library.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_DATA, run_cli
+
+EN = SAMPLE_DATA / "en_sample.conllu"
+COLUMNS = {"conllu": ("DEPS", "MISC"), "conllx": ("PHEAD", "PDEPREL")}
+
+
+def last_column_values(path: Path) -> list[int]:
+    """How many word lines have a value (not ``_``) in the 9th and in the 10th column."""
+    counts = [0, 0]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            for i in (0, 1):
+                counts[i] += cols[8 + i] != "_"
+    return counts
+
+
+def column_warnings(stderr: bytes) -> dict[str, int]:
+    return {name: int(n) for n, name in re.findall(r"^warning: (\d+) (\w+) values dropped", stderr.decode(), re.M)}
+
+
+def conllx_with_projective_heads(tmp_path: Path) -> Path:
+    """A CoNLL-X file with PHEAD/PDEPREL on some words (the sample's own columns 9-10 are empty)."""
+    rows = ["1\tA\ta\tD\tDT\t_\t2\tdet\t2\tdet", "2\tdog\tdog\tN\tNN\t_\t3\tnsubj\t_\t_",
+            "3\tbarks\tbark\tV\tVBZ\t_\t0\tROOT\t0\tROOT"]
+    path = tmp_path / "p.conllx"
+    path.write_text("\n".join(rows) + "\n\n" + "\n".join(rows[:1] + ["2\tb\tb\tN\tNN\t_\t0\tROOT\t_\t_"]) + "\n\n")
+    return path
+
+
+@pytest.mark.parametrize("source,target", [("en", "conllx"), ("pheads", "conllu")])
+def test_a_conversion_names_every_column_it_drops_with_counts(tmp_path, source, target):
+    path = EN if source == "en" else conllx_with_projective_heads(tmp_path)
+    result = run_cli("filter", path, "--to", target, "-o", tmp_path / f"out.{target}")
+    assert result.returncode == 0, result.stderr
+    expected = {name: n for name, n in zip(COLUMNS[path.suffix[1:]], last_column_values(path)) if n}
+    assert expected and column_warnings(result.stderr) == expected
+    out = (tmp_path / f"out.{target}").read_text(encoding="utf-8")
+    assert last_column_values(tmp_path / f"out.{target}") == [0, 0] and out
+
+
+def test_nothing_dropped_no_column_warning(tmp_path):
+    path = tmp_path / "plain.conllu"
+    path.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    result = run_cli("filter", path, "--to", "conllx")
+    assert result.returncode == 0 and result.stderr == b""
+
+
+@pytest.mark.parametrize("encoding", ["bom", "crlf", "bom+crlf+blank"])
+def test_an_ids_file_as_editors_write_it_matches_every_id(tmp_path, encoding):
+    lines = ["en-2", "en-1"]
+    text = ("\r\n" if "crlf" in encoding else "\n").join(lines + ([""] if "blank" in encoding else []) + [""])
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(("\ufeff" if "bom" in encoding else "").encode() + text.encode())
+    result = run_cli("filter", EN, "--ids", ids)
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert re.findall(r"^# sent_id = (.*)$", result.stdout.decode(), re.M) == ["en-1", "en-2"]
