@@ -9,17 +9,15 @@ content), opens compressed files and stdin, and streams
 from __future__ import annotations
 
 import functools
-import gzip
 import io
-import lzma
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .errors import TreebankError
+from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
 from .formats.files import (
     FORMATS, AtomicOutput, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
 )
@@ -67,12 +65,10 @@ def _opened(path: str):
     binary = open_binary_input(path)
     try:
         yield binary
-    except (zlib.error, lzma.LZMAError, EOFError, gzip.BadGzipFile) as err:
-        raise TreebankError(f"corrupt or truncated compressed data ({err})", filename=display_name(path)) from None
-    except OSError as err:
-        if err.errno is not None:  # a real I/O error, not bz2's "Invalid data stream"
+    except DECOMPRESSION_ERRORS as err:
+        if not is_decompression_error(err):  # a real I/O error (it has an errno), not bz2's "Invalid data stream"
             raise
-        raise TreebankError(f"corrupt compressed data ({err})", filename=display_name(path)) from None
+        raise decompression_error(binary, err, display_name(path)) from None
     finally:
         if path != "-":
             binary.close()

@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import IO
 
 from ..errors import TreebankError
+from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error, refuse_nul_bytes
 from .files import open_binary_input, reject_binary
 
 __all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
@@ -152,14 +154,27 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
     stream = open_binary_input(path)
     try:
         reject_binary(stream.peek(4096)[:4096], path)
-        lines = (raw.decode("utf-8", "surrogateescape").rstrip("\r\n") for raw in stream)
-        for start, block in _blocks(lines):
+        for start, block in _blocks(_text_lines(stream, path)):
             try:
                 yield _parse_block(path, start, block)
             except TreebankError as err:
                 on_error(err)
     finally:
         stream.close()
+
+
+def _text_lines(stream: IO[bytes], path: str) -> Iterator[str]:
+    """The lines of ``stream`` without their ends; a NUL byte or damaged compressed data is an error (see
+    :mod:`.damage`): the head check above sees only the first 4 KiB."""
+    try:
+        for number, raw in enumerate(stream, 1):
+            if b"\x00" in raw:
+                refuse_nul_bytes(raw, number, path)
+            yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
+    except DECOMPRESSION_ERRORS as err:
+        if not is_decompression_error(err):
+            raise
+        raise decompression_error(stream, err, path) from None
 
 
 def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:

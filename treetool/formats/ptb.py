@@ -34,6 +34,7 @@ from typing import TextIO
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TreebankError
+from .damage import refuse_nul
 
 if TYPE_CHECKING:
     from nltk import Tree
@@ -330,6 +331,8 @@ def _parse(
     for lineno, text in enumerate(lines, 1):
         if lineno == 1 and text.startswith("\ufeff"):
             text = text[1:]
+        if "\x00" in text:
+            refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
         if stack or mode == _SKIP_TREE:
             raw_lines.append(text)
         else:
