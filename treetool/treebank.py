@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import TreebankError
 from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
+from .formats.oracle_file import recorded_format
 from .formats.files import (
     FORMATS, AtomicOutput, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
 )
@@ -34,7 +35,8 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
-    """The input format: explicit ``fmt``, else from the name, else from the first bytes.
+    """The input format: explicit ``fmt``, else from the name, else from the first bytes (the format an
+    ``oracle`` output records, else the content).
 
     Binary ``head`` bytes are refused whatever the format: no treebank holds them.
     """
@@ -45,7 +47,7 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
         return fmt
     guessed = format_from_name(path) if path != "-" else None
     if guessed is None:
-        guessed = format_from_text(head.decode("utf-8", errors="replace"))
+        guessed = recorded_format(head) or format_from_text(head.decode("utf-8", errors="replace"))
     if guessed is None:
         raise TreebankError(
             "cannot tell the format from the name or the content; use --from conllu|conllx|ptb",

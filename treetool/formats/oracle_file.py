@@ -1,4 +1,14 @@
-"""RNNG / In-Order oracle files: the training input of those parsers, byte for byte as their scripts write it.
+"""Oracle files: the format ``oracle`` records for ``replay``, and RNNG / In-Order oracle files.
+
+``treetool oracle`` on a CoNLL-X treebank writes CoNLL-X sentences with
+comments (``# transitions = ...``), which a reader that sniffs the content
+would take for CoNLL-U (and then refuse CoNLL-X's several roots). So each such
+sentence also carries ``# format = conllx`` (:func:`recorded_format` finds it
+in the first bytes of a stream), and ``replay`` removes it with the
+transitions: ``treetool oracle x.conllx | treetool replay -`` gives x back.
+
+RNNG / In-Order oracle files are the training input of those parsers, byte for
+byte as their scripts write them.
 
 Per tree (RNNG's ``get_oracle.py``, In-Order's ``scripts/get_oracle.py``):
 ``# <tree on one line>``, the POS tags, the tokens, the tokens lower-cased, the
@@ -29,7 +39,11 @@ from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_
 from .files import open_binary_input, reject_binary
 
 __all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
-           "SPELLINGS", "LANGS"]
+           "SPELLINGS", "LANGS", "FORMAT_COMMENT", "RECORDED_FORMAT", "recorded_format"]
+
+#: The comment key (``# format = conllx``) and its one value: CoNLL-U is what a comment already suggests.
+FORMAT_COMMENT = "format"
+RECORDED_FORMAT = "conllx"
 
 #: In-order action spellings: (non-terminal kind, final action, comment prefix).
 SPELLINGS = {
@@ -46,6 +60,24 @@ _SUFFIXES = ("ed", "ing", "ion", "er", "est", "ly", "ity", "y", "al")
 def ascii_lower(word: str) -> str:
     """Lower-case ASCII letters only (Python 2 ``str.lower`` on bytes)."""
     return word.translate(_ASCII_LOWER)
+
+
+def recorded_format(head: bytes) -> str | None:
+    """``conllx`` when the first sentence of ``head`` (an input's first bytes) says ``# format = conllx``, else None.
+
+    Only the comments before its first word line count: a format is a
+    property of the whole stream, stated at its start.
+    """
+    for line in head.split(b"\n"):
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith(b"#"):
+            return None
+        key, eq, value = text[1:].partition(b"=")
+        if eq and key.strip() == FORMAT_COMMENT.encode() and value.strip() == RECORDED_FORMAT.encode():
+            return RECORDED_FORMAT
+    return None
 
 
 class Vocabulary:
