@@ -185,7 +185,6 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
     """
     stream = open_binary_input(path)
     try:
-        reject_binary(stream.peek(4096)[:4096], path)
         for start, block in _blocks(_text_lines(stream, path)):
             try:
                 yield _parse_block(path, start, block)
@@ -196,9 +195,10 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
 
 
 def _text_lines(stream: IO[bytes], path: str) -> Iterator[str]:
-    """The lines of ``stream`` without their ends; a NUL byte or damaged compressed data is an error (see
-    :mod:`.damage`): the head check above sees only the first 4 KiB."""
+    """The lines of ``stream`` without their ends; binary data (an archive, a NUL byte anywhere) or damaged
+    compressed data is an error (see :mod:`.damage`)."""
     try:
+        reject_binary(stream.peek(4096)[:4096], path)
         for number, raw in enumerate(stream, 1):
             if b"\x00" in raw:
                 refuse_nul_bytes(raw, number, path)
