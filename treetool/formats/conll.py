@@ -3,8 +3,8 @@
 Fast path (:func:`read_conll`): the input is read as BYTES in chunks of about
 1 MiB; each chunk is parsed with numpy over the whole buffer at once (line
 and tab positions, blank / comment / token lines, ID and HEAD fields parsed to
-integers, ID sequence, HEAD range, root counts, and cycles by pointer jumping
-over every word of the chunk together).  Python then only slices each
+integers, ID sequence, HEAD range, root counts, DEPREL bytes, and cycles by
+pointer jumping over every word of the chunk together).  Python then only slices each
 sentence's bytes and builds a :class:`Sentence` whose views are lazy.  The
 last, possibly unfinished sentence of a chunk is carried over to the next.
 
@@ -14,7 +14,8 @@ line-by-line parser, the obviously-correct reference; its cycle check is
 path's batch check is tested.  The fast path sends every sentence it flags
 (or does not cover: odd bytes, very long numbers, invalid UTF-8) to
 :func:`parse_block`, which produces the error message and line number, or
-the sentence when the flag was only a precaution.
+the sentence when the flag was only a precaution.  A NUL byte (binary data)
+is raised at its line before that, never handed to ``on_error``.
 
 Blank lines (empty, or only spaces, tabs and ``\\r``) separate sentences; the
 blank lines after a sentence belong to it, blank lines (and a UTF-8
