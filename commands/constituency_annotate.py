@@ -187,7 +187,7 @@ def _cleaning() -> dict[str, Any]:
     """What ``treetool oracle`` applies to raw ``.mrg`` trees, read as light brackets (no nltk)."""
     from treetool.formats.ptb import Bracket
 
-    return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket}
+    return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket, "one_root": True}
 
 
 def _predicted_trees(path: str, report: Any) -> Iterator[Any]:

@@ -65,7 +65,7 @@ def check_format(system_name: str, fmt: str | None) -> str:
 def _ptb_options(clean: bool) -> dict[str, Any]:
     from treetool.formats.ptb import Bracket  # light nodes: no nltk needed here
 
-    return dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket)
+    return dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket, one_root=True)
 
 
 def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> Vocabulary:

@@ -14,7 +14,7 @@ from oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
-from treetool.formats.oracle_file import LANGS, SPELLINGS
+from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
 from treetool.report import JsonReportFile
 from treetool.treebank import ReadShare, TreebankWriter, read_treebank
 
@@ -91,6 +91,9 @@ class SequenceWriter:
                 sentence.remove_comment(TRANSITIONS_COMMENT)
                 if result.projectivized:
                     sentence.set_tree(result.heads)
+                if sentence.format == RECORDED_FORMAT:  # so that replay reads it back from a pipe: see oracle_file
+                    sentence.remove_comment(FORMAT_COMMENT)
+                    sentence.add_comment(f"{FORMAT_COMMENT} = {RECORDED_FORMAT}")
                 sentence.add_comment(f"{TRANSITIONS_COMMENT} = {' '.join(result.actions)}")
                 self._treebank.write(sentence)
             return

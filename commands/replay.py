@@ -8,6 +8,7 @@ from oracles.constituency import CONSTITUENCY_SYSTEMS
 from oracles.gold import replay_tree
 from oracles.system import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
+from treetool.formats.oracle_file import FORMAT_COMMENT, RECORDED_FORMAT
 from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
@@ -90,8 +91,15 @@ def _replay(system, sentence: Sentence) -> None:
     actions = sentence.remove_comment(TRANSITIONS_COMMENT)
     if actions is None:
         raise fail(f"no '# {TRANSITIONS_COMMENT} = ...' comment")
+    _remove_recorded_format(sentence)
     try:
         heads, labels = replay_tree(system, actions.split(), len(sentence))
     except (IllegalAction, IncompleteDerivation) as err:
         raise fail(f"{system.describe()}: {err}") from None
     sentence.set_tree(heads, labels)
+
+
+def _remove_recorded_format(sentence: Sentence) -> None:
+    """Take off the ``# format = conllx`` line ``oracle`` adds to CoNLL-X sentences (any other value stays)."""
+    if sentence.comment_value(FORMAT_COMMENT) == RECORDED_FORMAT:
+        sentence.remove_comment(FORMAT_COMMENT)

@@ -182,7 +182,7 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
     per_file: list[ConstituencyStats] = []
     total = ConstituencyStats(name="total")
     # light brackets: nltk (with scipy installed, 2 s to import) is not needed to count
-    options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket)
+    options = dict(drop_traces=clean, strip_functions=clean, remove_wrapper=clean, node=Bracket, one_root=True)
     with error_policy(on_error, rejects) as policy:
         for path, fmt in inputs:
             before = policy.skipped

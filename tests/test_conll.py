@@ -374,9 +374,40 @@ def test_compressed_input(tmp_path, suffix, opener):
 
 def test_truncated_compressed_input_is_a_treebank_error(tmp_path):
     path = tmp_path / "t.conllu.gz"
-    path.write_bytes(gzip.compress((S1 * 2000).encode())[:-40])
-    with pytest.raises(TreebankError, match="cannot read"):
+    data = gzip.compress((S1 * 2000).encode())[:-40]
+    path.write_bytes(data)
+    with pytest.raises(TreebankError, match=f"truncated compressed data: .* ends at byte {len(data)} "):
         list(read_treebank(str(path)))
+
+
+def test_a_nul_byte_is_refused_at_its_line_even_when_errors_are_skipped():
+    text = (S1 + S3.replace("campo", "ca\x00mpo")).encode()
+    err = error_of(text)
+    assert (err.message, err.line) == ("binary data (a NUL byte), not a treebank", text[:text.index(b"\x00")].count(b"\n") + 1)
+    skipped: list[TreebankError] = []
+    with pytest.raises(TreebankError, match="NUL"):
+        list(read_conll(io.BytesIO(text), "t.conllu", "conllu", skipped.append))
+    assert skipped == []
+
+
+@pytest.mark.parametrize("label, message", [
+    ("n subj", "DEPREL 'n subj' holds whitespace: a label is one word (no spaces)"),
+    ("nsubj ", "DEPREL 'nsubj ' holds whitespace: a label is one word (no spaces)"),
+    ("n\u00a0subj", "DEPREL 'n\\xa0subj' holds whitespace: a label is one word (no spaces)"),
+    ("", "empty DEPREL (write '_' for none)"),
+])
+@pytest.mark.parametrize("fmt", ["conllu", "conllx"])
+def test_a_deprel_that_no_action_can_spell_is_refused_at_its_word(label, message, fmt):
+    text = S1.replace("\t3\tnsubj\t", f"\t3\t{label}\t")
+    assert text != S1
+    err = error_of(text.encode(), fmt)
+    assert (err.message, err.line) == (message, 4)
+
+
+def test_odd_but_whole_deprels_are_read_by_both_paths():
+    text = S1.replace("\t3\tnsubj\t", "\t3\tnsübj:(x)\t").replace("\t2\tdet\t", "\t2\t_\t")
+    (s,) = read_all(text.encode())
+    assert s.deprels[1:3] == ["_", "nsübj:(x)"]
 
 
 def test_more_than_ten_columns_follow_the_first_token_line():
@@ -399,9 +430,9 @@ def test_conllx_allows_several_roots_but_not_extra_lines():
 
 
 def test_unusual_bytes_go_through_the_slow_path_and_are_accepted():
-    text = S1.replace("dog", "d\x01o\x08g") + S3.replace("campo", "ca\x00mpo")
+    text = S1.replace("dog", "d\x01o\x08g") + S3.replace("campo", "ca\x02mpo")
     s1, s3 = read_all(text.encode())
-    assert s1.forms[2] == "d\x01o\x08g" and s3.forms[3] == "ca\x00mpo"
+    assert s1.forms[2] == "d\x01o\x08g" and s3.forms[3] == "ca\x02mpo"
     zeros = S1.replace("\t2\tdet", "\t02\tdet").replace("3\tbarks", "03\tbarks")
     (s,) = read_all(zeros.encode())
     assert s.head_list == [-1, 2, 3, 0]
@@ -696,8 +727,12 @@ def test_to_conllx_drops_comments_and_extra_lines():
 # ---------------------------------------------------------------------------
 # property test: random sentences
 # ---------------------------------------------------------------------------
-FIELD = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r"), min_size=0, max_size=5,
+FIELD = st.text(  # anything but a field or line separator, or a NUL (binary data)
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r\x00"), min_size=0, max_size=5,
+)
+LABEL = st.text(  # a DEPREL: one word, as an action can spell it
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00").filter(lambda c: not c.isspace()),
+    min_size=1, max_size=5,
 )
 
 
@@ -712,7 +747,7 @@ def sentences(draw, fmt: str):
         for k in range(1, n):
             if draw(st.integers(0, 4)) == 0:
                 heads[order[k]] = 0
-    rels = [""] + [draw(FIELD) for _ in range(n)]
+    rels = [""] + [draw(LABEL) for _ in range(n)]
     forms = [""] + [draw(FIELD) for _ in range(n)]
     lines = ["#" + draw(FIELD) for _ in range(draw(st.integers(0, 2)))]
     mwt: dict[int, int] = {}

@@ -9,17 +9,16 @@ content), opens compressed files and stdin, and streams
 from __future__ import annotations
 
 import functools
-import gzip
 import io
-import lzma
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .errors import TreebankError
+from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
+from .formats.oracle_file import recorded_format
 from .formats.files import (
     FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
     set_aside,
@@ -37,7 +36,8 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
-    """The input format: explicit ``fmt``, else from the name, else from the first bytes.
+    """The input format: explicit ``fmt``, else from the name, else from the first bytes (the format an
+    ``oracle`` output records, else the content).
 
     Binary ``head`` bytes are refused whatever the format: no treebank holds them.
     """
@@ -48,7 +48,7 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
         return fmt
     guessed = format_from_name(path) if path != "-" else None
     if guessed is None:
-        guessed = format_from_text(head.decode("utf-8", errors="replace"))
+        guessed = recorded_format(head) or format_from_text(head.decode("utf-8", errors="replace"))
     if guessed is None:
         raise TreebankError(
             "cannot tell the format from the name or the content; use --from conllu|conllx|ptb",
@@ -67,23 +67,21 @@ def _opened(path: str):
     """The decompressed binary input, closed after use (stdin excepted)."""
     binary = open_binary_input(path)
     try:
-        with _decoding_errors(path):
+        with _decoding_errors(path, binary):
             yield binary
     finally:
         close_input(path, binary)
 
 
 @contextmanager
-def _decoding_errors(path: str):
-    """Corrupt or truncated compressed data met inside the block becomes a TreebankError."""
+def _decoding_errors(path: str, binary: IO[bytes]):
+    """Corrupt or truncated compressed data met inside the block becomes a TreebankError saying where."""
     try:
         yield
-    except (zlib.error, lzma.LZMAError, EOFError, gzip.BadGzipFile) as err:
-        raise TreebankError(f"corrupt or truncated compressed data ({err})", filename=display_name(path)) from None
-    except OSError as err:
-        if err.errno is not None:  # a real I/O error, not bz2's "Invalid data stream"
+    except DECOMPRESSION_ERRORS as err:
+        if not is_decompression_error(err):  # a real I/O error (it has an errno), not bz2's "Invalid data stream"
             raise
-        raise TreebankError(f"corrupt compressed data ({err})", filename=display_name(path)) from None
+        raise decompression_error(binary, err, display_name(path)) from None
 
 
 def _utf8_lines(lines: Iterator[str], filename: str) -> Iterator[str]:
@@ -173,7 +171,7 @@ def treebank_format(path: str, fmt: str | None = None) -> str:
     """
     binary = open_binary_input(path)
     try:
-        with _decoding_errors(path):
+        with _decoding_errors(path, binary):
             found = resolve_format(path, fmt, binary.peek(4096)[:4096])
     except BaseException:
         close_input(path, binary)

@@ -3,8 +3,8 @@
 Fast path (:func:`read_conll`): the input is read as BYTES in chunks of about
 1 MiB; each chunk is parsed with numpy over the whole buffer at once (line
 and tab positions, blank / comment / token lines, ID and HEAD fields parsed to
-integers, ID sequence, HEAD range, root counts, and cycles by pointer jumping
-over every word of the chunk together).  Python then only slices each
+integers, ID sequence, HEAD range, root counts, DEPREL bytes, and cycles by
+pointer jumping over every word of the chunk together).  Python then only slices each
 sentence's bytes and builds a :class:`Sentence` whose views are lazy.  The
 last, possibly unfinished sentence of a chunk is carried over to the next.
 
@@ -14,7 +14,8 @@ line-by-line parser, the obviously-correct reference; its cycle check is
 path's batch check is tested.  The fast path sends every sentence it flags
 (or does not cover: odd bytes, very long numbers, invalid UTF-8) to
 :func:`parse_block`, which produces the error message and line number, or
-the sentence when the flag was only a precaution.
+the sentence when the flag was only a precaution.  A NUL byte (binary data)
+is raised at its line before that, never handed to ``on_error``.
 
 Blank lines (empty, or only spaces, tabs and ``\\r``) separate sentences; the
 blank lines after a sentence belong to it, blank lines (and a UTF-8
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import lzma
 import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 from typing import BinaryIO, NamedTuple
@@ -44,7 +46,8 @@ import numpy as np
 
 from .. import trees
 from ..errors import TreebankError
-from ..sentence import HEAD, ID, Sentence
+from ..sentence import DEPREL, HEAD, ID, Sentence
+from .damage import decompression_error, is_decompression_error, refuse_nul, refuse_nul_bytes
 
 CHUNK_BYTES = 1 << 20
 N_COLUMNS = 10
@@ -216,6 +219,11 @@ def parse_block(
         i = next(i for i, h in enumerate(heads) if h > n)
         row = k + i if word_rows is None else word_rows[i]
         raise _error(f"HEAD {heads[i]} is out of range: the sentence has {n} words", filename, line + row, lines, raw)
+    bad_label = _bad_deprel(fields[DEPREL::ncols])
+    if bad_label is not None:
+        i, message = bad_label
+        row = k + i if word_rows is None else word_rows[i]
+        raise _error(message, filename, line + row, lines, raw)
     roots = heads.count(0)
     if roots != 1 and (roots == 0 or fmt == "conllu"):
         if roots == 0:
@@ -240,6 +248,22 @@ def parse_block(
         word_rows=word_rows, row0=k, filename=filename, line=line, format=fmt,
         prefix=prefix, raw=raw,
     )
+
+
+def _bad_deprel(deprels: list[str]) -> tuple[int, str] | None:
+    """The first DEPREL that is empty or holds whitespace, as (word index, message); None when all are fine.
+
+    Both formats forbid them (CoNLL-U: no spaces in DEPREL, ``_`` for none;
+    CoNLL-X: no blanks in any field), and neither could be spelled in an
+    action: ``oracle`` would write ``LA(n subj)`` or ``LA()``, which ``replay``
+    cannot read back.
+    """
+    for i, label in enumerate(deprels):
+        if not label:
+            return i, "empty DEPREL (write '_' for none)"
+        if label.split() != [label]:
+            return i, f"DEPREL {label!r} holds whitespace: a label is one word (no spaces)"
+    return None
 
 
 def _bad_head_message(value: str) -> str:
@@ -335,6 +359,7 @@ def read_conll_reference(
             first = _first_token_line(content)
             if first is not None:
                 ncols = _n_columns(first)
+        refuse_nul(content, line, filename)
         try:
             yield parse_block(prefix, content, sep, line, filename, fmt, ncols or N_COLUMNS)
         except TreebankError as err:
@@ -366,7 +391,9 @@ def read_conll(
 def _read(stream: BinaryIO, size: int, filename: str) -> bytes:
     try:
         return stream.read(size)
-    except (OSError, EOFError, lzma.LZMAError) as err:
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
+        if is_decompression_error(err):
+            raise decompression_error(stream, err, filename) from None
         raise TreebankError(f"cannot read: {err}", filename=filename) from None
 
 
@@ -410,6 +437,7 @@ def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | No
             raw = buf[a:b]
             ln += line
             if bad:
+                refuse_nul_bytes(raw[cs:ce], ln, filename)  # binary data: never skipped (see .damage)
                 try:
                     yield _slow_sentence(raw, cs, ce, ln, filename, fmt, ncols or N_COLUMNS)
                 except TreebankError as err:
@@ -520,6 +548,7 @@ def _scan(buf: bytes, at_start: bool, final: bool, ncols: int, fmt: str):
     ncols, tok = _token_lines(buf, lines, runs, comment, ncols, bad)
     words, isword, id_ends = _word_lines(arr, lines, runs, tok, bad)
     hv = _head_fields(arr, lines, words, fmt, bad)
+    _deprel_fields(arr, lines, words, bad)
     extra = tok[~isword]
     if extra.size:
         if fmt != "conllu":
@@ -668,6 +697,27 @@ def _head_fields(arr: np.ndarray, lines: _Lines, words: _Words, fmt: str, bad: n
         parent = np.where(hok & ~isroot, words.woff[sw] + hv - 1, gidx)
         bad[sw[~_reaches_root(parent, isroot, int(nw.max()))]] = True
     return hv
+
+
+def _deprel_fields(arr: np.ndarray, lines: _Lines, words: _Words, bad: np.ndarray) -> None:
+    """Flag the sentences with a DEPREL that is empty or may hold whitespace (:func:`_bad_deprel` decides).
+
+    One gather of every DEPREL byte of the buffer (labels are short: a few
+    bytes a word): ASCII whitespace and control bytes are refused; a byte >=
+    0x80 (perhaps Unicode whitespace, which ``str.split`` also splits on)
+    sends the sentence to the slow path, which looks closer.
+    """
+    if not words.sw.size:
+        return
+    s = lines.sp[words.kb + 6] + 1
+    ln = lines.sp[words.kb + 7] - s
+    ok = ln >= 1
+    before = np.cumsum(ln) - ln  # where each label starts among the gathered bytes
+    gathered = arr[np.repeat(s - before, ln) + np.arange(int(before[-1] + ln[-1]))]
+    odd = np.flatnonzero((gathered <= 32) | (gathered >= 128))
+    if odd.size:
+        ok[np.searchsorted(before, odd, side="right") - 1] = False
+    bad[words.sw[~ok]] = True
 
 
 def _reaches_root(parent: np.ndarray, isroot: np.ndarray, max_words: int) -> np.ndarray:

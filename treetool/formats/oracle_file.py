@@ -1,4 +1,14 @@
-"""RNNG / In-Order oracle files: the training input of those parsers, byte for byte as their scripts write it.
+"""Oracle files: the format ``oracle`` records for ``replay``, and RNNG / In-Order oracle files.
+
+``treetool oracle`` on a CoNLL-X treebank writes CoNLL-X sentences with
+comments (``# transitions = ...``), which a reader that sniffs the content
+would take for CoNLL-U (and then refuse CoNLL-X's several roots). So each such
+sentence also carries ``# format = conllx`` (:func:`recorded_format` finds it
+in the first bytes of a stream), and ``replay`` removes it with the
+transitions: ``treetool oracle x.conllx | treetool replay -`` gives x back.
+
+RNNG / In-Order oracle files are the training input of those parsers, byte for
+byte as their scripts write them.
 
 Per tree (RNNG's ``get_oracle.py``, In-Order's ``scripts/get_oracle.py``):
 ``# <tree on one line>``, the POS tags, the tokens, the tokens lower-cased, the
@@ -22,12 +32,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import IO
 
 from ..errors import TreebankError
+from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error, refuse_nul_bytes
 from .files import close_input, open_binary_input, reject_binary
 
 __all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
-           "SPELLINGS", "LANGS"]
+           "SPELLINGS", "LANGS", "FORMAT_COMMENT", "RECORDED_FORMAT", "recorded_format"]
+
+#: The comment key (``# format = conllx``) and its one value: CoNLL-U is what a comment already suggests.
+FORMAT_COMMENT = "format"
+RECORDED_FORMAT = "conllx"
 
 #: In-order action spellings: (non-terminal kind, final action, comment prefix).
 SPELLINGS = {
@@ -44,6 +60,24 @@ _SUFFIXES = ("ed", "ing", "ion", "er", "est", "ly", "ity", "y", "al")
 def ascii_lower(word: str) -> str:
     """Lower-case ASCII letters only (Python 2 ``str.lower`` on bytes)."""
     return word.translate(_ASCII_LOWER)
+
+
+def recorded_format(head: bytes) -> str | None:
+    """``conllx`` when the first sentence of ``head`` (an input's first bytes) says ``# format = conllx``, else None.
+
+    Only the comments before its first word line count: a format is a
+    property of the whole stream, stated at its start.
+    """
+    for line in head.split(b"\n"):
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith(b"#"):
+            return None
+        key, eq, value = text[1:].partition(b"=")
+        if eq and key.strip() == FORMAT_COMMENT.encode() and value.strip() == RECORDED_FORMAT.encode():
+            return RECORDED_FORMAT
+    return None
 
 
 class Vocabulary:
@@ -151,15 +185,28 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
     """
     stream = open_binary_input(path)
     try:
-        reject_binary(stream.peek(4096)[:4096], path)
-        lines = (raw.decode("utf-8", "surrogateescape").rstrip("\r\n") for raw in stream)
-        for start, block in _blocks(lines):
+        for start, block in _blocks(_text_lines(stream, path)):
             try:
                 yield _parse_block(path, start, block)
             except TreebankError as err:
                 on_error(err)
     finally:
         close_input(path, stream)
+
+
+def _text_lines(stream: IO[bytes], path: str) -> Iterator[str]:
+    """The lines of ``stream`` without their ends; binary data (an archive, a NUL byte anywhere) or damaged
+    compressed data is an error (see :mod:`.damage`)."""
+    try:
+        reject_binary(stream.peek(4096)[:4096], path)
+        for number, raw in enumerate(stream, 1):
+            if b"\x00" in raw:
+                refuse_nul_bytes(raw, number, path)
+            yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
+    except DECOMPRESSION_ERRORS as err:
+        if not is_decompression_error(err):
+            raise
+        raise decompression_error(stream, err, path) from None
 
 
 def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:

@@ -26,6 +26,7 @@ continue with the next tree.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
@@ -34,6 +35,7 @@ from typing import TextIO
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TreebankError
+from .damage import refuse_nul
 
 if TYPE_CHECKING:
     from nltk import Tree
@@ -47,6 +49,7 @@ __all__ = [
     "read_ptb_file",
     "read_ptb_with_lines",
     "remove_outer_wrapper",
+    "single_root_problem",
     "strip_function_tags",
     "strip_label",
     "tree_to_line",
@@ -183,6 +186,7 @@ def read_ptb_with_lines(
     remove_wrapper: bool = False,
     on_error: ErrorHandler | None = None,
     node: Callable[[str, list], Any] | None = None,
+    one_root: bool = False,
 ) -> Iterator[tuple[int, Tree]]:
     """Like :func:`read_ptb`, yielding ``(line, tree)``.
 
@@ -193,7 +197,8 @@ def read_ptb_with_lines(
     """
     if node is None:
         from nltk import Tree as node
-    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node):
+    root_problem = functools.partial(single_root_problem, remove_wrapper=remove_wrapper) if one_root else None
+    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node, root_problem):
         if remove_wrapper:
             tree = remove_outer_wrapper(tree)
         yield line, tree
@@ -208,6 +213,7 @@ def read_ptb(
     remove_wrapper: bool = False,
     on_error: ErrorHandler | None = None,
     node: Callable[[str, list], Any] | None = None,
+    one_root: bool = False,
 ) -> Iterator[Tree]:
     """Stream the trees of Penn Treebank bracketed text (``node``: see :func:`read_ptb_with_lines`).
 
@@ -222,7 +228,11 @@ def read_ptb(
     * a word outside any bracket: the line of the word;
     * empty brackets ``()``, a constituent with no children, a bracket
       without a label inside a tree: the line of the offending ``(``;
-    * with ``drop_traces``, a tree made only of ``-NONE-`` elements.
+    * with ``drop_traces``, a tree made only of ``-NONE-`` elements;
+    * with ``one_root`` (commands that derive or measure one constituency
+      tree), a tree whose root has no label (:func:`single_root_problem`):
+      the line where the tree starts;
+    * a NUL byte (binary data): its line, raised even with ``on_error``.
 
     Without ``on_error`` the error is raised.  With it, ``on_error(error)`` is
     called and reading goes on: after an error inside a tree the rest of that
@@ -237,6 +247,7 @@ def read_ptb(
         remove_wrapper=remove_wrapper,
         on_error=on_error,
         node=node,
+        one_root=one_root,
     ):
         yield tree
 
@@ -290,6 +301,27 @@ def parse_ptb_string(
     return trees[0][1]
 
 
+def single_root_problem(tree: Tree, remove_wrapper: bool = False) -> str | None:
+    """Why ``tree`` is not one tree with one labelled root, or None (the tree as read; ``remove_wrapper``: as
+    :func:`remove_outer_wrapper` leaves it).
+
+    The outer bracket of the WSJ files has no label. With one child it is a
+    wrapper that cleaning removes; with several (one stray ``)`` in the text
+    closes a tree early and makes one) it is no constituent at all: a
+    derivation would open it as ``NT()`` / ``PJ()``, which no parser reads.
+    Commands that derive or measure one tree refuse it; ``filter`` and
+    ``view`` keep it as it is.
+    """
+    if remove_wrapper:
+        tree = remove_outer_wrapper(tree)
+    if tree.label() != "":
+        return None
+    if len(tree) > 1:
+        return (f"the outer bracket, without a label, holds {len(tree)} constituents, not one tree "
+                "(a stray ')' closes a tree early?)")
+    return "the outer bracket has no label: clean the tree (--clean) to remove it, or label it"
+
+
 def _parse(
     lines: Iterable[str],
     filename: str,
@@ -297,8 +329,12 @@ def _parse(
     drop_traces: bool = False,
     strip_functions: bool = False,
     node: Callable[[str, list], Any] = None,  # type: ignore[assignment]
+    root_problem: Callable[[Any], str | None] | None = None,
 ) -> Iterator[tuple[int, Tree]]:
     """Bracket parser: yields ``(start line, tree)`` for each top-level bracket.
+
+    ``root_problem``: a tree for which it returns a message is reported at
+    its first line instead (see :func:`single_root_problem`).
 
     Each open node on the stack is ``[label, children, line, dropped]``;
     ``label`` is ``None`` until the token after its ``(`` is seen ("" when that
@@ -330,6 +366,8 @@ def _parse(
     for lineno, text in enumerate(lines, 1):
         if lineno == 1 and text.startswith("\ufeff"):
             text = text[1:]
+        if "\x00" in text:
+            refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
         if stack or mode == _SKIP_TREE:
             raw_lines.append(text)
         else:
@@ -421,6 +459,8 @@ def _parse(
                     tree = node(label, children)
                 if stack:
                     stack[-1][1].append(tree)
+                elif root_problem is not None and (problem := root_problem(tree)) is not None:
+                    report(problem, tree_line, "".join(raw_lines))
                 else:
                     yield tree_line, tree
             else:
