@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from typing import Any, Generator, Hashable, NamedTuple, Sequence
 
-from treetool.budget import UNLIMITED
+from treetool.budget import UNLIMITED, refuse_large_table
 
 from .system import Action, Configuration, OracleUnavailable, as_heads
 
@@ -70,6 +70,9 @@ STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
 PROJECTIVE_ONLY = ("quadratic", "linear")
 
 _NO = -1  # an impossible item (scores are >= 0 otherwise)
+#: Memory of one (i, j) cell of :func:`tabular_score`'s tables, measured: five references to the cell (weight,
+#: right, left, arc_right, arc_left), half a tuple of two ints and half of two lists of four ints per cell.
+_CUBIC_BYTES_PER_CELL = 200
 _NONE: frozenset[int] = frozenset()
 
 
@@ -169,7 +172,8 @@ def tabular_score(
     n = len(words) - 1
     if n <= 0:
         return 0
-    weight = _weights(words, gold, no_left, no_right)
+    refuse_large_table((n + 1) ** 2, _CUBIC_BYTES_PER_CELL, f"the cubic algorithm's tables for {n + 1} words")
+    weight = _weights(words, gold, no_left, no_right, budget)
     is_p = [x < top for x in range(n + 1)]
     # complete items, one value per state of the head's side (0: no child there, 1: some; s nodes: always 1)
     right = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # right[h][j]: h and its right children over h..j
@@ -233,11 +237,16 @@ def _with_arc(joined: list[int], w: int) -> list[int]:
     return [v + w if v >= 0 else _NO for v in joined]
 
 
-def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int]) -> list[list[int]]:
-    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy."""
+def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int],
+             budget: Any = UNLIMITED) -> list[list[int]]:
+    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy.
+
+    Quadratic: the budget is checked once per row.
+    """
     n = len(words)
     out = []
     for h, head in enumerate(words):
+        budget.check()
         row = [1 if gold[d] == head else 0 for d in words]
         row[0] = _NO if words[0] == 0 else row[0]
         if head in no_left:
