@@ -25,7 +25,7 @@ from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
-from .constituency_annotate import LossKind, annotate_constituency
+from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
 
@@ -124,8 +124,9 @@ def annotate_command(
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
     """
     if system in CONSTITUENCY_SYSTEMS:
+        limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
-                                     labels_file, max_length, output_format.value, output, from_format, on_error,
+                                     labels_file, limits, output_format.value, output, from_format, on_error,
                                      rejects, quiet, jobs)
     if loss is not None or labels_file is not None:
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
@@ -180,7 +181,7 @@ def annotate_command(
                                          sent_id=sentence.sent_id, raw=sentence.raw))
                     continue
                 except SentenceTimeout as err:
-                    beyond.add(sentence, _reason(err, max_seconds, max_states), err)
+                    beyond.add(sentence, out_of_reach_reason(err, max_seconds, max_states), err)
                     continue
                 out.write(text)
         if trees is not None:
@@ -188,7 +189,7 @@ def annotate_command(
     beyond.report()
 
 
-def _reason(err: SentenceTimeout, max_seconds: float | None, max_states: int | None) -> str:
+def out_of_reach_reason(err: SentenceTimeout, max_seconds: float | None, max_states: int | None) -> str:
     """Why a budget stopped a sentence, as the skip summary groups it."""
     if err.seconds is not None and max_seconds is not None:
         return f"ran out of --max-seconds {max_seconds:g}"
