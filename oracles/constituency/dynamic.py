@@ -87,7 +87,7 @@ class ConstituencyOracle:
         self.max_length, self.max_states, self.budget = max_length, max_states, budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
-        self._all_costs = PaperCosts(system, self.gold, self.labels).costs if loss == "paper" else None
+        self._all_costs = PaperCosts(system, self.gold, self.labels, budget).costs if loss == "paper" else None
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
