@@ -11,7 +11,7 @@ import typer
 
 from oracles.constituency import CONSTITUENCY_SYSTEMS
 from oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle, oracle_takes_budget,
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle,
 )
 from oracles.nederhof import ALGORITHMS, STRATEGIES
 from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
@@ -26,7 +26,7 @@ from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
-from .constituency_annotate import LossKind, annotate_constituency
+from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
 
@@ -34,6 +34,12 @@ if TYPE_CHECKING:  # numpy comes with these: constituency runs do without
     from treetool.sentence import Sentence
 
 STEP_FORMATS = ("jsonl", "tsv")
+
+#: The default ``--max-states``: at most about 4 s and 80 MB of exact search per sentence (measured: 40 us and
+#: 0.8 kB a configuration), so a default run ends on any treebank. Swap's search expands about as many
+#: configurations for every sentence of one length: 7,828 for 6 words, 61,650 for 7, about 550,000 for 8, so every
+#: sentence of up to 7 words is searched and longer ones are skipped and counted (--max-states 600000: 8 words).
+DEFAULT_MAX_STATES = 100_000
 
 Policy = choices("Policy", POLICIES)
 OracleKind = choices("OracleKind", ORACLE_KINDS)
@@ -50,8 +56,8 @@ RULES = (
              "needs --system arc-standard and its dynamic oracle (Nederhof 2019)"),
     OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
-    OnlyWhen(("max_seconds",), lambda v: v["budgeted"],
-             "acts only with exact search or an oracle that takes a budget (arc-standard's cubic algorithm, attardi --degree 2)"),
+    OnlyWhen(("max_states",), lambda v: v["exact"],
+             "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     no_lift("annotate"),
 )
 
@@ -75,7 +81,8 @@ def annotate_command(
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
     strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
-    max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is an error (with --on-error skip: skipped and counted).")] = 10,
+    max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail).")] = 10,
+    max_states: Annotated[int, typer.Option("--max-states", min=1, metavar="N", help="Exact search: the most configurations it expands for one sentence (its time and memory, the same on every machine); a sentence that needs more is skipped and counted (an error with --on-timeout fail).")] = DEFAULT_MAX_STATES,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
     output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
@@ -94,6 +101,13 @@ def annotate_command(
     --labeled), the cost of every legal action (how many more words end up
     with a wrong head, or label with --labeled, than the best tree still
     reachable), the optimal actions (cost 0) and the action taken.
+
+    Exact search (swap, attardi --degree 3 and more, your own systems,
+    --oracle exact) is exponential: it stops after --max-states
+    configurations per sentence (default 100,000, about 4 s: swap then
+    covers every sentence of up to 7 words) or --max-length words, and a
+    sentence beyond either is skipped and counted on stderr. --max-seconds
+    bounds any system's walk.
 
     \b
     jsonl: {"sent_id", "step", "stack", "buffer", "heads", ["labels",]
@@ -121,8 +135,9 @@ def annotate_command(
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
     """
     if system in CONSTITUENCY_SYSTEMS:
+        limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
-                                     labels_file, max_length, output_format.value, output, from_format, on_error,
+                                     labels_file, limits, output_format.value, output, from_format, on_error,
                                      rejects, quiet, jobs)
     if loss is not None or labels_file is not None:
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
@@ -134,14 +149,16 @@ def annotate_command(
                                 "for PTB trees use --system top-down or in-order", filename=path)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact", budgeted=oracle_takes_budget(chosen, kind))
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
     walk = functools.partial(
         _walk_text, chosen, _jsonl if output_format.value == "jsonl" else _tsv, labeled=labeled, kind=kind,
-        max_length=max_length, max_seconds=max_seconds, options=_oracle_options(prefer_monotonic, algorithm, strategy))
-    timed_out: list[str] = []
+        max_length=max_length, max_seconds=max_seconds, max_states=max_states if kind == "exact" else None,
+        options=_oracle_options(prefer_monotonic, algorithm, strategy))
+    beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
+                        fail=on_timeout is not None and on_timeout.value == "fail")
     share = ReadShare(path for path, _ in inputs)
     cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
@@ -165,25 +182,67 @@ def annotate_command(
                 try:
                     text = outcome.get()
                 except OracleUnavailable as err:
-                    errors(_unavailable(chosen, kind, err, sentence))
+                    if kind == "exact" and len(sentence) > max_length:
+                        beyond.add(sentence, f"longer than --max-length {max_length}", err)
+                    else:
+                        errors(_unavailable(chosen, kind, err, sentence))
                     continue
                 except IncompleteDerivation as err:
                     errors(TreebankError(str(err), filename=sentence.filename, line=sentence.line,
                                          sent_id=sentence.sent_id, raw=sentence.raw))
                     continue
                 except SentenceTimeout as err:
-                    if on_timeout is not None and on_timeout.value == "fail":
-                        what = "exact search" if kind == "exact" else "oracle"
-                        raise TreebankError(f"{what}: {err}", filename=sentence.filename, line=sentence.line,
-                                            sent_id=sentence.sent_id) from None
-                    timed_out.append(sentence.location())
+                    beyond.add(sentence, out_of_reach_reason(err, max_seconds, max_states), err)
                     continue
                 out.write(text)
         if trees is not None:
             trees.finish()
-    if timed_out:
-        error(f"warning: {len(timed_out)} sentence{'s' * (len(timed_out) != 1)} ran out of --max-seconds "
-              f"{max_seconds:g} and {'were' if len(timed_out) != 1 else 'was'} skipped: {' '.join(timed_out)}")
+    beyond.report()
+
+
+def out_of_reach_reason(err: SentenceTimeout, max_seconds: float | None, max_states: int | None) -> str:
+    """Why a budget stopped a sentence, as the skip summary groups it."""
+    if err.seconds is not None and max_seconds is not None:
+        return f"ran out of --max-seconds {max_seconds:g}"
+    if max_states is not None and f"more than {max_states} configurations" in str(err):
+        return f"exact search needs more than --max-states {max_states} configurations"
+    return str(err)
+
+
+class OutOfReach:
+    """The sentences an oracle could not finish within the limits: skipped and counted, or the run's error.
+
+    A sentence beyond the reach of a search (longer than ``--max-length``,
+    more than ``--max-states`` configurations, past ``--max-seconds``, or a
+    table too large for memory) is not bad input: by default it is left
+    out, and the run ends with one line per reason on stderr (how many,
+    which, and the option that raises the limit); ``--on-timeout fail``
+    makes the first one the run's error, naming what ran out.
+    """
+
+    def __init__(self, what: str, *, fail: bool) -> None:
+        self.what = what
+        self.fail = fail
+        self.skipped: dict[str, list[str]] = {}
+
+    def add(self, sentence: Sentence, reason: str, err: Exception) -> None:
+        """Count ``sentence`` as skipped for ``reason``, or raise the run's error when asked to fail."""
+        if self.fail:
+            raise TreebankError(f"{self.what}: {err}", filename=sentence.filename, line=sentence.line,
+                                sent_id=sentence.sent_id) from None
+        self.skipped.setdefault(reason, []).append(sentence.location())
+
+    def report(self) -> None:
+        """One warning per reason: the count, the option that raises the limit, the sentences."""
+        for reason, where in self.skipped.items():
+            many = len(where) != 1
+            if reason.startswith("ran out of"):  # the wording of every command's timeouts
+                head = f"{len(where)} sentence{'s' * many} {reason} and {'were' if many else 'was'} skipped"
+            else:
+                head = f"{len(where)} sentence{'s' * many} skipped: {reason}"
+            option = next((o for o in ("--max-length", "--max-states") if o in reason), None)
+            hint = f" ({option} raises the limit)" if option else ""
+            error(f"warning: {head}{hint}: {' '.join(where)}")
 
 
 def _runs_cubic_unbounded(system: TransitionSystem, kind: str, algorithm: Any, max_seconds: float | None) -> bool:
@@ -235,11 +294,12 @@ def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
 
 def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]], str],
                sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
-               max_length: int, max_seconds: float | None, options: dict[str, Any]) -> bytes:
+               max_length: int, max_seconds: float | None, max_states: int | None, options: dict[str, Any]) -> bytes:
     """The encoded walk of one sentence (heads, labels or None, id, policy, position): the work of ``--jobs``."""
     heads, labels, sent_id, policy, position = sentence
     steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
-                              max_length=max_length, max_seconds=max_seconds, oracle_options=options)
+                              max_length=max_length, max_seconds=max_seconds, max_states=max_states,
+                              oracle_options=options)
     return encode(sent_id, steps).encode("utf-8")
 
 

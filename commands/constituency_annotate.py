@@ -13,7 +13,7 @@ of ``--policy explore`` depends only on the seed and the tree's position.
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
 import typer
 
@@ -24,39 +24,52 @@ from oracles.constituency.dynamic import LOSSES
 from oracles.constituency.system import ConstituencySystem, Open, Word
 from oracles.constituency.tree import preorder
 from oracles.system import OracleUnavailable
+from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
 from treetool.formats.ptb import tree_to_line
 from treetool.parallel import SentencePool
 from treetool.treebank import display_name, read_treebank
 
-from .common import InapplicableOption, OnlyWhen, choices, error_policy, input_formats, refuse_inapplicable
+from .common import InapplicableOption, OnlyWhen, choices, error_policy, input_formats, no_lift, refuse_inapplicable
 from .progress import SentenceProgress
 
-__all__ = ["LossKind", "annotate_constituency"]
+__all__ = ["LossKind", "SearchLimits", "annotate_constituency"]
 
 LossKind = choices("LossKind", LOSSES)
 
 #: Options of ``annotate`` that only dependency systems use.
 DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "prefer_monotonic", "oracle", "algorithm",
-                   "strategy", "max_seconds", "on_timeout", "align")
+                   "strategy", "align")
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(DEPENDENCY_ONLY, lambda v: False, "is for dependency systems, not top-down or in-order"),
-    OnlyWhen(("max_length",), lambda v: v["loss"] != "paper",
+    OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] != "paper",
              "acts only with exhaustive search (--loss exact or search), not with --loss paper"),
+    no_lift("annotate"),
     OnlyWhen(("output_format",), lambda v: v["output_format"] == "jsonl",
              "tsv is for dependency systems; constituency steps are written as jsonl only"),
 )
 
 
+class SearchLimits(NamedTuple):
+    """The limits of ``annotate`` that bound a tree's work: exhaustive search's length and states, the time budget."""
+
+    max_length: int
+    max_states: int
+    max_seconds: float | None
+    fail: bool  # --on-timeout fail: a tree beyond them is an error, not skipped and counted
+
+
 def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str, policy: str, error_rate: float,
                           seed: int, predicted: Optional[str], loss: Any, labels_file: Optional[str],
-                          max_length: int, output_format: str, output: str, from_format: Any, on_error: Any,
+                          limits: SearchLimits, output_format: str, output: str, from_format: Any, on_error: Any,
                           rejects: Optional[str], quiet: bool, jobs: int = 1) -> None:
     """The constituency branch of ``treetool annotate`` (options already parsed by the command)."""
+    from .annotate import OutOfReach, out_of_reach_reason  # here: commands.annotate imports this module
+
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
     for path, fmt in inputs:
@@ -69,7 +82,8 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
     kind = "exact" if loss is None else loss.value
     labels = _labels(labels_file, inputs)
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
-    walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, max_length)
+    walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, limits)
+    beyond = OutOfReach("exhaustive search" if kind == "search" else "oracle", fail=limits.fail)
     with (
         error_policy(on_error, rejects) as errors,
         AtomicOutput(output) as out,
@@ -82,12 +96,31 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
             for (line, tree), outcome in progress.track(results, path):
                 try:
                     text = outcome.get()
-                except (GoldTreeError, OracleUnavailable) as err:  # --rejects gets the tree as cleaned, one line
+                except SentenceTimeout as err:
+                    reason = out_of_reach_reason(err, limits.max_seconds, limits.max_states)
+                    beyond.add(_Located(path, line), reason, err)
+                    continue
+                except OracleUnavailable as err:  # longer than --max-length where the search must decide
+                    beyond.add(_Located(path, line), f"longer than --max-length {limits.max_length}", err)
+                    continue
+                except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line
                     errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
                     continue
                 out.write(text)
         if others is not None and next(others, None) is not None:
             raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
+    beyond.report()
+
+
+class _Located(NamedTuple):
+    """A tree where :class:`~commands.annotate.OutOfReach` wants a sentence: its file and line name it."""
+
+    filename: str
+    line: int
+    sent_id: str | None = None
+
+    def location(self) -> str:
+        return f"{self.filename}:{self.line}"
 
 
 def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
@@ -103,7 +136,7 @@ def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tup
         yield (line, tree), (tree, other, position)
 
 
-def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, max_length: int,
+def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, limits: SearchLimits,
                task: tuple[Any, Any, int]) -> bytes:
     """The JSON lines of one tree (the work of ``--jobs``): its bracket, the predicted one or None, its position."""
     tree, other, position = task
@@ -114,8 +147,9 @@ def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any,
         if target.end != gold.end:
             raise GoldTreeError(f"the predicted tree has {target.end} words, the gold one {gold.end}")
         policy = Predicted(())
-    steps = annotate_tree(system, gold, labels, policy=policy, position=position, loss=kind, max_length=max_length,
-                          predicted=target)
+    steps = annotate_tree(system, gold, labels, policy=policy, position=position, loss=kind,
+                          max_length=limits.max_length, predicted=target, max_seconds=limits.max_seconds,
+                          max_states=limits.max_states)
     return _jsonl(str(position), steps, system.nonterminal_kind == "PJ").encode("utf-8")
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
+from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence, static_oracle_takes_budget
 from oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
 from oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
@@ -46,7 +46,7 @@ RULES = (
              "projectivize cannot act with --system swap: swap derives every tree, projective or not"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"] or v["on_unparsable"] == "projectivize",
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
-             "or --on-unparsable projectivize"),
+             "swap's static oracle (a swap per pair of words at worst), or --on-unparsable projectivize"),
     no_lift("oracle"),
 )
 OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
@@ -179,7 +179,8 @@ def oracle_command(
     elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":
         raise InapplicableOption(f"--format {output_format.value} needs --system top-down or in-order")
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=not has_own_static_oracle(chosen), format=output_format.value)
+    budgeted = not has_own_static_oracle(chosen) or static_oracle_takes_budget(chosen)
+    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=budgeted, format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")
@@ -211,7 +212,8 @@ def oracle_command(
             writer.close(ok)
         report_out.write({"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
     if total.timed_out:
-        error(f"warning: {total.timed_out} sentences ran out of --max-seconds {max_seconds:g} and were skipped")
+        limit = "the 1 GB table limit" if max_seconds is None else f"--max-seconds {max_seconds:g}"
+        error(f"warning: {total.timed_out} sentences ran out of {limit} and were skipped")
     if total.unparsable:
         error(f"{total.unparsable} of {total.sentences} sentences not derivable by {chosen.describe()}: "
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")

@@ -40,8 +40,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from treetool.budget import Budget
+from treetool.budget import UNLIMITED, Budget
 
+from .search import Budget as SearchBudget
 from .system import Action, Configuration, DynamicOracle, IncompleteDerivation, TransitionSystem, as_heads
 
 __all__ = [
@@ -124,27 +125,30 @@ def make_oracle(
     kind: str = "dynamic",
     max_length: int | None = 10,
     max_seconds: float | None = None,
+    max_states: int | None = None,
     **options: Any,
 ) -> DynamicOracle:
     """The oracle for one gold tree: ``dynamic`` (``system.dynamic_oracle``) or ``exact`` (the search).
 
     ``dynamic`` is the exact search too for a system without a published
     oracle. For the search, a sentence longer than ``max_length`` words
-    raises ``OracleUnavailable`` (``None``: no limit), and
-    ``max_seconds`` bounds the whole sentence's search, or the published
-    oracle's work when it takes a budget (:func:`oracle_takes_budget`:
-    arc-standard's cubic algorithm, attardi degree 2); a call that finds the
-    time spent raises ``treetool.budget.SentenceTimeout``. ``options`` go to a
+    raises ``OracleUnavailable`` (``None``: no limit), ``max_states`` bounds
+    the configurations it expands for the whole sentence (its memory and,
+    unlike a clock, the same on every machine), and ``max_seconds`` bounds
+    the whole sentence's search, or the published oracle's work when it
+    takes a budget (:func:`oracle_takes_budget`: arc-standard's cubic
+    algorithm, attardi degree 2); a call that finds the time or the states
+    spent raises ``treetool.budget.SentenceTimeout``. ``options`` go to a
     published ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``;
     arc-standard: ``algorithm``, ``strategy``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    budget = None if max_seconds is None else Budget(max_seconds)
     if kind == "dynamic" and has_published_oracle(system):
-        if budget is not None and oracle_takes_budget(system):
-            options = {**options, "budget": budget}
+        if max_seconds is not None and oracle_takes_budget(system):
+            options = {**options, "budget": Budget(max_seconds)}
         return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
+    budget = None if max_seconds is None and max_states is None else SearchBudget(max_seconds, max_states)
     return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
 
 
@@ -263,6 +267,7 @@ def annotate_sentence(
     oracle: str = "dynamic",
     max_length: int | None = 10,
     max_seconds: float | None = None,
+    max_states: int | None = None,
     oracle_options: dict[str, Any] | None = None,
 ) -> Iterator[Step]:
     """The steps of one sentence from the initial configuration to the first final one.
@@ -270,36 +275,42 @@ def annotate_sentence(
     ``policy`` is :class:`Static`, :class:`Explore` or :class:`Predicted`
     (any object with ``chooser(SentenceContext) -> Chooser`` works);
     ``position`` (1-based) seeds :class:`Explore`'s stream; ``oracle``,
-    ``max_length``, ``max_seconds`` and ``oracle_options`` choose the oracle
-    (:func:`make_oracle`). The oracle and the policy are set up before this
-    returns, so ``OracleUnavailable`` (a sentence too long for exact search)
-    is raised here, before any step.
+    ``max_length``, ``max_seconds``, ``max_states`` and ``oracle_options``
+    choose the oracle (:func:`make_oracle`). ``max_seconds`` also bounds the
+    walk itself: a walk is super-linear for every system (each of its O(n)
+    steps copies O(n) heads), so a step past the deadline raises
+    ``treetool.budget.SentenceTimeout`` whatever the oracle. The oracle and the
+    policy are set up before this returns, so ``OracleUnavailable`` (a
+    sentence too long for exact search) is raised here, before any step.
     A labelled walk (``gold_labels`` given) prices arc actions with the gold
     label of the word they attach.
     """
     heads = as_heads(gold_heads)
+    deadline = UNLIMITED if max_seconds is None else Budget(max_seconds)
 
     def oracle_for(tree: Sequence[int], labels: Sequence[str] | None) -> DynamicOracle:
         return make_oracle(system, tree, labels, kind=oracle, max_length=max_length, max_seconds=max_seconds,
-                           **(oracle_options or {}))
+                           max_states=max_states, **(oracle_options or {}))
 
     dynamic = oracle_for(heads, gold_labels)
     context = SentenceContext(system, heads, gold_labels, position, oracle_for)
     choose = policy.chooser(context)
-    return walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose)
+    return walk(system, dynamic, len(heads) - 1, gold_labels is not None, choose, deadline)
 
 
-def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser) -> Iterator[Step]:
+def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser,
+         budget: Any = UNLIMITED) -> Iterator[Step]:
     """The steps from the initial configuration of ``n`` words to the first final one, ``choose`` picking each action.
 
     The one walk loop of the package: :func:`annotate_sentence` runs it with
     a policy's chooser, :func:`oracles.dynamic.exploring_walk` with the
-    sampler that measures oracles.
+    sampler that measures oracles. ``budget.check()`` runs before each step.
     """
     is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal
     config = system.initial(n, labeled=labeled)
     step = 0
     while not is_final(config):
+        budget.check()
         costs = costs_of(config)
         if not costs:
             raise IncompleteDerivation(f"{system.describe()} has no legal action after {step} steps, "

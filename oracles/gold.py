@@ -10,6 +10,7 @@ without any file.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,10 +85,17 @@ def gold_sequence(
 
 def _static_sequence(system: TransitionSystem, tree: list[int], labels: Sequence[str] | None,
                      budget: Budget) -> list[Action] | None:
-    """The system's own static oracle, else the generic search under ``budget``."""
+    """The system's own static oracle (under ``budget`` when it takes one), else the generic search under it."""
     if has_own_static_oracle(system):
+        if static_oracle_takes_budget(system):
+            return system.static_oracle(tree, labels, budget=budget)
         return system.static_oracle(tree, labels)
     return search_oracle(system, tree, labels, budget=budget)
+
+
+def static_oracle_takes_budget(system: TransitionSystem) -> bool:
+    """True when the system's own static oracle is super-linear and takes a ``budget`` (swap)."""
+    return "budget" in inspect.signature(system.static_oracle).parameters
 
 
 def replay_tree(
@@ -109,4 +117,5 @@ def replay_tree(
     return heads, labels
 
 
-__all__ = ["UNPARSABLE_MODES", "GoldSequence", "NotDerivable", "gold_sequence", "replay_tree", "IllegalAction"]
+__all__ = ["UNPARSABLE_MODES", "GoldSequence", "NotDerivable", "gold_sequence", "replay_tree", "IllegalAction",
+           "static_oracle_takes_budget"]

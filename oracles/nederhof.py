@@ -51,9 +51,9 @@ trees of up to 9.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, NamedTuple, Sequence
+from typing import Any, Generator, Hashable, NamedTuple, Sequence
 
-from treetool.budget import UNLIMITED
+from treetool.budget import UNLIMITED, refuse_large_table
 
 from .system import Action, Configuration, OracleUnavailable, as_heads
 
@@ -70,6 +70,9 @@ STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
 PROJECTIVE_ONLY = ("quadratic", "linear")
 
 _NO = -1  # an impossible item (scores are >= 0 otherwise)
+#: Memory of one (i, j) cell of :func:`tabular_score`'s tables, measured: five references to the cell (weight,
+#: right, left, arc_right, arc_left), half a tuple of two ints and half of two lists of four ints per cell.
+_CUBIC_BYTES_PER_CELL = 200
 _NONE: frozenset[int] = frozenset()
 
 
@@ -169,7 +172,8 @@ def tabular_score(
     n = len(words) - 1
     if n <= 0:
         return 0
-    weight = _weights(words, gold, no_left, no_right)
+    refuse_large_table((n + 1) ** 2, _CUBIC_BYTES_PER_CELL, f"the cubic algorithm's tables for {n + 1} words")
+    weight = _weights(words, gold, no_left, no_right, budget)
     is_p = [x < top for x in range(n + 1)]
     # complete items, one value per state of the head's side (0: no child there, 1: some; s nodes: always 1)
     right = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # right[h][j]: h and its right children over h..j
@@ -233,11 +237,16 @@ def _with_arc(joined: list[int], w: int) -> list[int]:
     return [v + w if v >= 0 else _NO for v in joined]
 
 
-def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int]) -> list[list[int]]:
-    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy."""
+def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int],
+             budget: Any = UNLIMITED) -> list[list[int]]:
+    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy.
+
+    Quadratic: the budget is checked once per row.
+    """
     n = len(words)
     out = []
     for h, head in enumerate(words):
+        budget.check()
         row = [1 if gold[d] == head else 0 for d in words]
         row[0] = _NO if words[0] == 0 else row[0]
         if head in no_left:
@@ -361,7 +370,8 @@ class NederhofOracle:
         bonus = len(buffer) - offset - side.size
         if self.algorithm == "cubic":
             return bonus + tabular_score(stack + side.b[1:], top, self.gold, no_left, no_right, self.budget)
-        return bonus + _Table5(stack, side, self.gold, no_left, no_right, self.algorithm == "linear").total()
+        return bonus + _Table5(stack, side, self.gold, no_left, no_right, self.algorithm == "linear",
+                                self.budget).total()
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
         """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
@@ -417,6 +427,9 @@ class NederhofOracle:
 
 # buffer states of Table 5 (the paper's N, C, F), small ints so that memo keys are ints
 _N, _C, _F = 0, 1, 2
+
+#: Table 5 items started between two budget checks (a few milliseconds of work).
+_CHECK_EVERY = 4096
 
 
 class _BufferSide(NamedTuple):
@@ -489,8 +502,8 @@ class _Table5:
     """
 
     def __init__(self, a: list[int], side: _BufferSide, gold: Sequence[int], no_left: frozenset[int],
-                 no_right: frozenset[int], linear: bool) -> None:
-        self.side, self.linear = side, linear
+                 no_right: frozenset[int], linear: bool, budget: Any = UNLIMITED) -> None:
+        self.side, self.linear, self.budget = side, linear, budget
         self.width = size = len(a)
         index, root = side.index, side.root
         position = {w: i for i, w in enumerate(a)}
@@ -539,10 +552,43 @@ class _Table5:
 
     def total(self) -> int:
         k = self.width - 1
-        return self.side.inner + (self.score(k - 1, k, _N) if k else 0) + self.children[k]
+        return self.side.inner + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.children[k]
 
-    def score(self, i: int, j: int, q: int) -> int:
-        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls)."""
+    def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
+        """score(i, j, q) (or score'(i, j) when ``prime``), without recursion.
+
+        The recursions of Table 5 go as deep as the stack is long (thousands
+        of words), so each item is a generator that yields the items it needs
+        (:meth:`_score`, :meth:`_score_prime`) and is resumed with their
+        values: an explicit stack of suspended items instead of Python's.
+        The budget is checked once per ``_CHECK_EVERY`` items started (the
+        quadratic algorithm starts O(k m) of them per configuration).
+        """
+        started = 0
+        budget = self.budget
+        pending = [self._score_prime(i, j) if prime else self._score(i, j, q)]
+        value = None
+        while True:
+            try:
+                prime, i, j, q = pending[-1].send(value)
+            except StopIteration as done:
+                pending.pop()
+                if not pending:
+                    return done.value
+                value = done.value
+                continue
+            value = None
+            pending.append(self._score_prime(i, j) if prime else self._score(i, j, q))
+            started += 1
+            if started % _CHECK_EVERY == 0:
+                budget.check()
+
+    def _score(self, i: int, j: int, q: int) -> Generator[tuple[bool, int, int, int], int, int]:
+        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls).
+
+        A generator for :meth:`_evaluate`: a needed item not in the memo is
+        yielded as ``(prime, i, j, q)`` and its value sent back.
+        """
         key = (i * self.width + j) * 3 + q
         memo = self.memo
         best = memo.get(key)
@@ -558,32 +604,41 @@ class _Table5:
             else:
                 p_ge = self.p_ge
                 tau = _F if p_ge[i] != p_ge[j] else q
-            best = self.children[i] - lost + (self.head_pos[j] == i) + (self.score(i - 1, i, tau) if i else 0)
+            inner = 0
+            if i:
+                inner = memo.get(((i - 1) * self.width + i) * 3 + tau)
+                if inner is None:
+                    inner = yield False, i - 1, i, tau
+            best = self.children[i] - lost + (self.head_pos[j] == i) + inner
         if i > 0 and not self.ban_left[j]:  # w(j, i), a_i into a_j
-            if self.head_pos[i] == j:
-                other = 1 + self.score(i - 1, j, q)
-                if other > best:
-                    best = other
-            elif not self.linear:
-                other = self.score(i - 1, j, q)
-                if other > best:
-                    best = other
+            below = None
+            if self.head_pos[i] == j or not self.linear:
+                below = i - 1
             elif self.first_link[j] < i:
-                other = self.score(self.kappa[i], j, q)
+                below = self.kappa[i]
+            if below is not None:
+                other = memo.get((below * self.width + j) * 3 + q)
+                if other is None:
+                    other = yield False, below, j, q
+                other += self.head_pos[i] == j
                 if other > best:
                     best = other
         head = self.p[j]
         if head is not None and q != _C:
-            other = (q == _N) + self.score_prime(i, head)
+            other = self.memo_prime.get(i * len(self.side.root) + head)
+            if other is None:
+                other = yield True, i, head, _N
+            other += q == _N
             if other > best:
                 best = other
         memo[key] = best
         return best
 
-    def score_prime(self, i: int, j: int) -> int:
-        """Table 5's score'(i, j), for i >= 0."""
+    def _score_prime(self, i: int, j: int) -> Generator[tuple[bool, int, int, int], int, int]:
+        """Table 5's score'(i, j), for i >= 0 (a generator for :meth:`_evaluate`, as :meth:`_score`)."""
         root = self.side.root
-        key = i * len(root) + j
+        width = len(root)
+        key = i * width + j
         memo = self.memo_prime
         best = memo.get(key)
         if best is not None:
@@ -591,17 +646,28 @@ class _Table5:
         best = _NO
         if i > 0:
             head = self.p[i]
-            if head is not None and root[head] == root[j]:
-                best = 1 + self.score_prime(i - 1, head)
+            below, target, arc = None, j, 0
+            if head is not None and root[head] == root[j]:  # a_i into its head, in b_j's component
+                below, target, arc = i - 1, head, 1
             elif not self.linear:
-                best = self.score_prime(i - 1, j)
+                below = i - 1
             elif self.component_first[root[j]] < i:
-                best = self.score_prime(self.kappa[i], j)
+                below = self.kappa[i]
+            if below is not None:
+                best = memo.get(below * width + target)
+                if best is None:
+                    best = yield True, below, target, _N
+                best += arc
         if self.top[i] != root[j]:  # tau'(i, j)
             tau = _N
         else:
             tau = _F if self.p_ge[i] != j else _C
-        other = self.children[i] + (self.score(i - 1, i, tau) if i else 0)
+        inner = 0
+        if i:
+            inner = self.memo.get(((i - 1) * self.width + i) * 3 + tau)
+            if inner is None:
+                inner = yield False, i - 1, i, tau
+        other = self.children[i] + inner
         if other > best:
             best = other
         memo[key] = best

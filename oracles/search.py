@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Hashable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Sequence
 
 from treetool.budget import SentenceTimeout
 
@@ -344,22 +344,46 @@ class ExhaustiveSearch:
         )
 
     def _future(self, config: Configuration) -> float:
-        """Smallest number of wrong words among the active words of ``config``, over reachable finals."""
+        """Smallest number of wrong words among the active words of ``config``, over reachable finals.
+
+        A depth-first search as deep as the longest computation (2n steps
+        and more): each configuration being expanded is a generator
+        (:meth:`_expand`) on an explicit stack, resumed with the value of the
+        successor it yielded, so no sentence length meets Python's recursion limit.
+        """
         key = self._key(config)
-        memo = self._memo
-        if key in memo:
-            return memo[key]
+        if key in self._memo:
+            return self._memo[key]
+        pending = [self._expand(config, key)]
+        value: float | None = None
+        while True:
+            try:
+                after, after_key = pending[-1].send(value)
+            except StopIteration as done:
+                pending.pop()
+                if not pending:
+                    return done.value
+                value = done.value
+                continue
+            value = None
+            pending.append(self._expand(after, after_key))
+
+    def _expand(self, config: Configuration, key: Any) -> Generator[tuple[Configuration, Any], float, float]:
+        """:meth:`_future` of one configuration not in the memo; yields each successor not in the memo either."""
         if key in self._open:
             raise SearchError(f"{self.system.name}: the configuration graph has a cycle")
         self.budget.check()
         self._open.add(key)
-        gold = self.gold
+        gold, memo = self.gold, self._memo
         wrong = gold.wrong
         active = gold.active(config)
         best = sum(wrong(config, w) for w in active) if self.system.is_final(config) else math.inf
         projected = self.system.detached_words_final
         for _, after in gold.moves(config):
-            value = self._future(after)
+            after_key = self._key(after)
+            value = memo.get(after_key)
+            if value is None:
+                value = yield after, after_key
             if projected:  # the words this move detaches are settled now
                 for w in active.difference(after.stack, after.buffer):
                     value += wrong(after, w)

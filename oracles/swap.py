@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
+
+from treetool.budget import UNLIMITED
 
 from .arc_standard import ArcStandard
 from .attardi import bottom_up_run, label_actions
@@ -12,6 +14,8 @@ __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_co
 
 SWAP_ORDERS = ("eager", "lazy")
 """Static-oracle orders: swap as soon as possible (Nivre 2009) or as late as possible (Nivre et al. 2009)."""
+
+_CHECK_EVERY = 8192  # transitions of the static oracle between two budget checks
 
 
 def _children(heads: list[int]) -> list[list[int]]:
@@ -90,7 +94,8 @@ def _components(heads: list[int], roots: list[int]) -> list[int]:
 
 
 def swap_oracle(
-    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, order: str = "eager"
+    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, order: str = "eager",
+    budget: Any = UNLIMITED,
 ) -> list[Action] | None:
     """Static oracle of the swap system, eager (Nivre 2009 §3) or lazy (Nivre, Kuhlmann & Hall 2009).
 
@@ -107,6 +112,9 @@ def swap_oracle(
     so no swap is ever taken and, LA and RA never being both applicable, the
     sequence is arc-standard's canonical one, which is tried first (its final
     stack also gives the components).
+
+    A non-projective tree may need a swap per pair of words (n^2 / 4 for a
+    random order): ``budget.check()`` runs every ``_CHECK_EVERY`` transitions.
     """
     if order not in SWAP_ORDERS:
         raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
@@ -118,11 +126,12 @@ def swap_oracle(
         position = projective_order(heads)
     except ValueError:
         return None
-    return swap_run(heads, gold_labels, position, _components(heads, roots) if order == "lazy" else None)
+    return swap_run(heads, gold_labels, position, _components(heads, roots) if order == "lazy" else None, budget)
 
 
 def swap_run(
-    heads: list[int], gold_labels: Sequence[str] | None, position: list[int], component: list[int] | None
+    heads: list[int], gold_labels: Sequence[str] | None, position: list[int], component: list[int] | None,
+    budget: Any = UNLIMITED,
 ) -> list[Action] | None:
     """The rules of :func:`swap_oracle` (``component`` None: eager), without the projective fast path."""
     n = len(heads) - 1
@@ -134,6 +143,8 @@ def swap_run(
     out: list[Action] = []
     act = out.append
     while True:
+        if not len(out) % _CHECK_EVERY:
+            budget.check()
         if len(stack) >= 2:
             s0, s1 = stack[-1], stack[-2]
             if heads[s1] == s0 and not pending[s1]:  # heads[0] == -1: never for s1 = 0
@@ -204,8 +215,10 @@ class Swap(ArcStandard):
             raise IllegalAction(action, "needs 0 < s1 < s0")
         return Configuration(stack[:-2] + stack[-1:], stack[-2:-1] + config.buffer, config.heads, config.labels)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
-        return swap_oracle(gold_heads, gold_labels, self.order)
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None,
+                      budget: Any = UNLIMITED) -> list[Action] | None:
+        """:func:`swap_oracle`; quadratic in the worst case, hence the ``budget``."""
+        return swap_oracle(gold_heads, gold_labels, self.order, budget)
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
         """Exact: the swap system derives every tree (Nivre 2009)."""

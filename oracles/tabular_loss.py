@@ -165,8 +165,10 @@ class TabularLoss:
             ok[k] = good
             outside[k] = True
         starting: list[list[tuple[int, int, frozenset[int]]]] = [[] for _ in range(n - b0 + 1)]
+        check = self.budget.check
         for k in range(b0, n + 1):
-            if size[k] > 1 and ok[k] and high[k] - low[k] + 1 == size[k] and self._derivable_span(k, low[k]):
+            check()  # quadratic: a fragment's inner nodes (a chain: every later word), its derivability
+            if size[k] > 1 and ok[k] and high[k] - low[k] + 1 == size[k] and self._derivable_span(k, low[k], high[k]):
                 inner = range(low[k], high[k] + 1)
                 forbidden = frozenset(x for w in inner if w != k for x in children[w] if x < b0)
                 starting[low[k] - b0].append((high[k], k, forbidden))
@@ -184,26 +186,19 @@ class TabularLoss:
         order.reverse()
         return order
 
-    def _derivable_span(self, root: int, first: int) -> bool:
-        """The gold subtree of ``root`` over the span starting at ``first`` is derivable by itself (degree 2)."""
+    def _derivable_span(self, root: int, first: int, last: int) -> bool:
+        """The gold subtree of ``root`` over the span ``first..last`` is derivable by itself (degree 2).
+
+        The caller knows the span holds exactly the subtree's buffer words.
+        """
         key = (root, first)
         known = self._derivable.get(key)
         if known is None:
-            heads = [-1]
-            w = first
-            while w <= self.n and (w == root or self._below(w, root)):
-                heads.append(0 if w == root else self.heads[w] - first + 1)
-                w += 1
+            self.budget.check()
+            heads = [-1] + [0 if w == root else self.heads[w] - first + 1 for w in range(first, last + 1)]
             known = len(bottom_up_run(heads, 2)[2]) == 1
             self._derivable[key] = known
         return known
-
-    def _below(self, w: int, root: int) -> bool:
-        while w > 0:
-            w = self.heads[w]
-            if w == root:
-                return True
-        return False
 
     # ------------------------------------------------------------------ §5.3
     def first_action_losses(self, stack: Sequence[int], gamma: Sequence[int],
@@ -383,6 +378,7 @@ class TabularLoss:
         degree 2, one word must lose). Else shift; else attach s0 to s1.
         """
         heads, n = self.heads, self.n
+        check = self.budget.check
         stack = list(stack)
         on_stack = [False] * (n + 2)  # index -1 (the root's head) stays False
         pending = [0] * (n + 1)
@@ -392,7 +388,11 @@ class TabularLoss:
         for x in range(b0, n + 1):
             pending[heads[x]] += 1
         wrong = 0
+        steps = 0
         while True:
+            steps += 1
+            if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
+                check()
             top = len(stack) - 1
             dep = None
             if top:

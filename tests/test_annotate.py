@@ -308,16 +308,28 @@ def test_predicted_stays_aligned_when_a_bad_gold_sentence_is_skipped(tmp_path):
     assert [r["sent_id"] for r in records(result.stdout)] == ["a", "a", "c", "c", "c", "c"]
 
 
-def test_exact_search_refuses_long_sentences_clearly(tmp_path):
+def test_exact_search_skips_and_counts_long_sentences(tmp_path):
+    """A sentence beyond --max-length is beyond the search's reach, not bad input: skipped, counted, named."""
     path = tmp_path / "g.conllu"
     path.write_text(conllu([("short", [-1, 0, 1], None), ("long", [-1, 0, 1, 2, 3], None)]))
     result = run("annotate", path, "--system", "swap", "--max-length", "3")
-    assert result.returncode == 2
-    assert b"swap (order=eager) has no published dynamic oracle; exact search is limited to 3 words; " \
-           b"this sentence has 4" in result.stderr
-    skipped = run("annotate", path, "--system", "swap", "--max-length", "3", "--on-error", "skip")
-    assert skipped.returncode == 0 and b"skipped 1 bad sentence" in skipped.stderr
-    assert {r["sent_id"] for r in records(skipped.stdout)} == {"short"}
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == b"warning: 1 sentence skipped: longer than --max-length 3 (--max-length raises the limit): long\n"
+    assert {r["sent_id"] for r in records(result.stdout)} == {"short"}
+    failed = run("annotate", path, "--system", "swap", "--max-length", "3", "--max-seconds", "60", "--on-timeout", "fail")
+    assert failed.returncode == 2
+    assert b"exact search: exact search is limited to 3 words; this sentence has 4" in failed.stderr
+
+
+def test_exact_search_skips_and_counts_sentences_beyond_max_states(tmp_path):
+    """The default state cap ends the exact search of a sentence it cannot finish (swap on 9 words: millions)."""
+    path = tmp_path / "g.conllu"
+    path.write_text(conllu([("tiny", [-1, 0], None), ("big", [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
+    result = run("annotate", path, "--system", "swap", "--max-states", "500")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (b"warning: 1 sentence skipped: exact search needs more than --max-states 500 "
+                             b"configurations (--max-states raises the limit): big\n")
+    assert {r["sent_id"] for r in records(result.stdout)} == {"tiny"}
 
 
 def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
@@ -350,7 +362,7 @@ REFUSED = [
     (["--system", "attardi", "--degree", "3", "--oracle", "dynamic"],
      "--oracle dynamic: attardi (degree=3) has no published"),
     (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
-    (["--system", "arc-eager", "--max-seconds", "5"], "--max-seconds acts only with exact search or an oracle that takes a budget"),
+    (["--system", "arc-eager", "--max-states", "5"], "--max-states acts only with exact search"),
     (["--system", "swap", "--on-timeout", "skip"], "--on-timeout needs --max-seconds"),
     (["--system", "swap", "--max-seconds", "5", "--on-timeout", "lift"], "--on-timeout lift applies to projectivize"),
     (["--system", "swap", "--max-seconds", "0"], "--max-seconds"),

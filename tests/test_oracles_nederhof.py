@@ -235,7 +235,7 @@ def test_cli_projective_only_algorithm_on_a_non_projective_sentence_is_a_sentenc
     (["--system", "arc-hybrid", "--strategy", "strict"], b"--strategy needs --system arc-standard"),
     (["--system", "arc-eager", "--algorithm", "cubic"], b"--algorithm needs --system arc-standard"),
     (["--system", "arc-standard", "--oracle", "exact", "--strategy", "strict"], b"--strategy needs"),
-    (["--system", "arc-hybrid", "--max-seconds", "3"], b"--max-seconds acts only"),
+    (["--system", "arc-hybrid", "--max-states", "3"], b"--max-states acts only"),
     (["--system", "arc-standard", "--max-length", "3"], b"--max-length acts only"),
 ])
 def test_cli_refuses_options_that_cannot_act(tmp_path, args, message):

@@ -540,3 +540,63 @@ def test_share_of_non_projective_trees(treebank):
     assert total > 1000
     assert f"{100 * non_projective / total:.2f}" == ours
     assert round(100 * non_projective / total) == paper
+
+
+# ---------------------------------------------------------------------------
+# larger random trees: the sweeps and the stack test against brute force
+# ---------------------------------------------------------------------------
+
+
+def sibling_tree(labels: list[int]) -> list[int]:
+    """Word 1 heads one child per label; the words labelled c are that child (its first word) and its dependents.
+
+    The yields of the children are the label classes, so they interleave
+    exactly when the label sequence does (a crossing partition).
+    """
+    n = len(labels) + 1
+    heads = [-1, 0] + [0] * len(labels)
+    first: dict[int, int] = {}
+    for position, label in enumerate(labels, 2):
+        first.setdefault(label, position)
+        heads[position] = 1 if first[label] == position else first[label]
+    assert len(heads) == n + 1
+    return heads
+
+
+def non_crossing_labels(rng, length: int) -> list[int]:
+    """A label sequence whose partition is non-crossing: labels are opened and closed like brackets."""
+    stack, labels, fresh = [0], [], 1
+    for _ in range(length):
+        move = rng.random()
+        if move < 0.3:
+            stack.append(fresh)
+            fresh += 1
+        elif move < 0.5 and len(stack) > 1:
+            stack.pop()
+        labels.append(stack[-1])
+    return labels
+
+
+def test_long_random_trees_against_brute_force():
+    """Trees of 20-30 words (shuffled, and with many gappy siblings, nested or crossing) vs the definitions."""
+    import random
+
+    rng = random.Random(7)
+    shapes = {"shuffled": 0, "nested": 0, "crossing": 0}
+    for i in range(45):
+        n = rng.randint(20, 30)
+        if i % 3 == 0:
+            order = list(range(1, n + 1))
+            rng.shuffle(order)
+            heads = [-1] + [0] * n
+            for k, word in enumerate(order):
+                heads[word] = 0 if k == 0 else order[rng.randrange(k)]
+            shapes["shuffled"] += 1
+        elif i % 3 == 1:
+            heads = sibling_tree(non_crossing_labels(rng, n))
+            shapes["nested"] += trees.is_well_nested(heads) and not trees.is_projective(heads)
+        else:
+            heads = sibling_tree([rng.randrange(4) for _ in range(n)])
+            shapes["crossing"] += trees.is_ill_nested(heads)
+        check_against_brute_force(heads)
+    assert min(shapes.values()) >= 5  # every shape was exercised with its interesting outcome

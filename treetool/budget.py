@@ -54,3 +54,21 @@ class Budget:
 
 #: The budget that never runs out (the default of every algorithm).
 UNLIMITED = Budget()
+
+
+#: The largest table one sentence's algorithm may allocate. A table quadratic (or worse) in the sentence is
+#: refused up front beyond it, so that a long sentence is skipped and counted instead of exhausting memory.
+MAX_TABLE_BYTES = 1 << 30
+
+
+def refuse_large_table(cells: int, bytes_per_cell: float, what: str) -> None:
+    """Raise :class:`SentenceTimeout` when ``cells`` entries of ``bytes_per_cell`` would exceed :data:`MAX_TABLE_BYTES`.
+
+    Called before a quadratic or cubic table is allocated: a time budget is
+    checked only between blocks of work, and one allocation of several GB
+    happens, and fails, before the next check.
+    """
+    size = cells * bytes_per_cell
+    if size > MAX_TABLE_BYTES:
+        raise SentenceTimeout(None, f"{what} would take {size / (1 << 30):.1f} GB, over the "
+                                    f"{MAX_TABLE_BYTES / (1 << 30):g} GB a sentence may use")

@@ -55,16 +55,20 @@ Measures (definitions used)
 Implementation notes
 --------------------
 Yields are represented as Python-int bitmasks (bit ``i`` set when word ``i``
-is in the yield), built bottom-up in O(n) big-int operations. Projectivity,
-gap degree and the sibling interleaving test are then a few bit operations per
-node. Each measure first checks projectivity; a projective tree has no
+is in the yield), built bottom-up in O(n) big-int operations. Projectivity
+and gap degree are then a few bit operations per node, the degree of every
+arc a few per arc (two sweeps over the heads, :func:`_arc_degrees`), and
+well-nestedness one stack pass per node over its gappy children's blocks
+(:func:`_ill_nested`): no measure visits the words of a span or the pairs of
+siblings one at a time, so a sentence of 10,000 words takes milliseconds.
+Each measure first checks projectivity; a projective tree has no
 non-projective arc, gap degree 0, edge degree 0 and is well-nested, so the
-per-arc / per-pair work is done only for non-projective trees.
+per-arc work is done only for non-projective trees.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence, Union
+from typing import Iterator, NamedTuple, Sequence, Union
 
 import numpy as np
 
@@ -189,22 +193,43 @@ def _span_bits(lo: int, hi: int) -> int:
     return ((1 << hi) - 1) ^ ((1 << (lo + 1)) - 1)
 
 
-def _arc_degree(h: list[int], masks: list[int], d: int) -> int:
-    """Nivre (2006) degree of the arc h[d] -> d (see module docstring)."""
-    head = h[d]
-    if head <= 0:
-        return 0
-    lo, hi = (head, d) if head < d else (d, head)
-    foreign = _span_bits(lo, hi) & ~masks[head]
-    count = 0
-    while foreign:
-        low = foreign & -foreign
-        x = low.bit_length() - 1
-        foreign ^= low
-        # x is the root of its component iff its head is outside the span
-        if not lo < h[x] < hi:
-            count += 1
-    return count
+def _arc_degrees(h: list[int], masks: list[int]) -> list[int]:
+    """Nivre (2006) degree of every arc ``h[d] -> d`` (entry 0 is 0; see module docstring), O(n) big-int operations.
+
+    The degree of ``d``'s arc counts the words x of its span, not dominated
+    by the head, whose own head lies outside the span: ``h[x] <= lo`` or
+    ``h[x] >= hi`` (two disjoint conditions, as lo < hi). ``below`` holds the
+    words whose head is at most ``t`` while t sweeps up, ``above`` those whose
+    head is at least ``t`` while t sweeps down; each arc reads one mask in
+    each sweep, so no word is visited one at a time.
+    """
+    n1 = len(h)
+    headed = [0] * n1  # headed[t]: bitmask of the words whose head is t
+    for x in range(1, n1):
+        headed[h[x]] |= 1 << x
+    foreign = [0] * n1
+    starts: list[list[int]] = [[] for _ in range(n1)]
+    ends: list[list[int]] = [[] for _ in range(n1)]
+    for d in range(1, n1):
+        head = h[d]
+        if head > 0:
+            lo, hi = (head, d) if head < d else (d, head)
+            foreign[d] = _span_bits(lo, hi) & ~masks[head]
+            if foreign[d]:
+                starts[lo].append(d)
+                ends[hi].append(d)
+    degrees = [0] * n1
+    below = 0
+    for t in range(n1):
+        below |= headed[t]
+        for d in starts[t]:
+            degrees[d] += (foreign[d] & below).bit_count()
+    above = 0
+    for t in range(n1 - 1, -1, -1):
+        above |= headed[t]
+        for d in ends[t]:
+            degrees[d] += (foreign[d] & above).bit_count()
+    return degrees
 
 
 def _non_projective(h: list[int], masks: list[int], d: int) -> bool:
@@ -233,18 +258,46 @@ def _leading_interleave(u: int, v: int) -> bool:
     return bool(v & -(a2 << 1))
 
 
+def _runs(mask: int) -> Iterator[tuple[int, int]]:
+    """The maximal runs of set bits of ``mask``, left to right, as (first, last) positions."""
+    while mask:
+        low = mask & -mask
+        run = mask & ~(mask + low)  # adding the lowest bit carries through the lowest run
+        yield low.bit_length() - 1, run.bit_length() - 1
+        mask ^= run
+
+
 def _ill_nested(children: list[list[int]], masks: list[int]) -> bool:
+    """Whether two siblings have interleaving yields: a crossing in each node's partition of its children.
+
+    Only yields with a gap can interleave. The blocks of a node's gappy
+    children, in order, form a sequence of child labels, and two children
+    interleave exactly when the partition of that sequence by child is
+    crossing (a1 < b1 < a2 < b2); the stack test for non-crossing partitions
+    decides it in one pass: a label seen again must find itself on top once
+    the labels above it, each finished, are popped (one still unfinished is
+    a crossing). O(blocks log blocks) per node instead of a test per pair.
+    """
     for kids in children:
         if len(kids) < 2:
             continue
-        # only yields with a gap can take part in an interleaving
-        gappy = [masks[c] for c in kids if _blocks(masks[c]) > 1]
-        for i in range(len(gappy)):
-            mu = gappy[i]
-            for j in range(i + 1, len(gappy)):
-                mv = gappy[j]
-                if _leading_interleave(mu, mv) or _leading_interleave(mv, mu):
-                    return True
+        gappy = [c for c in kids if _blocks(masks[c]) > 1]
+        if len(gappy) < 2:
+            continue
+        blocks = sorted((first, c) for c in gappy for first, _ in _runs(masks[c]))
+        total = dict.fromkeys(gappy, 0)
+        for _, c in blocks:
+            total[c] += 1
+        left = dict(total)
+        stack: list[int] = []
+        for _, c in blocks:
+            if left[c] == total[c]:  # its first block
+                stack.append(c)
+            else:
+                while stack[-1] != c:
+                    if left[stack.pop()]:
+                        return True
+            left[c] -= 1
     return False
 
 
@@ -431,7 +484,7 @@ def edge_degrees(heads: HeadsLike) -> np.ndarray:
     h, _, masks, projective = _analyse(heads)
     out = np.zeros(len(h), dtype=np.int64)
     if not projective:
-        out[:] = [_arc_degree(h, masks, d) if d else 0 for d in range(len(h))]
+        out[:] = _arc_degrees(h, masks)
     return out
 
 
@@ -443,7 +496,7 @@ def edge_degree(heads: HeadsLike) -> int:
     h, _, masks, projective = _analyse(heads)
     if projective:
         return 0
-    return max(_arc_degree(h, masks, d) for d in range(1, len(h)))
+    return max(_arc_degrees(h, masks))
 
 
 # --------------------------------------------------------------------------
@@ -491,8 +544,7 @@ def tree_measures(heads: HeadsLike) -> TreeMeasures:
     h, children, masks, projective = _analyse(heads)
     if projective:
         return TreeMeasures(True, 0, 0, 0, True)
-    n1 = len(h)
-    degrees = [_arc_degree(h, masks, d) for d in range(1, n1)]
+    degrees = _arc_degrees(h, masks)[1:]
     return TreeMeasures(
         projective=False,
         non_projective_arcs=sum(1 for x in degrees if x),

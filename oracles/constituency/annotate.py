@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from oracles.annotate import Explore, Predicted, Static
+from treetool.budget import UNLIMITED, Budget
 
 from .dynamic import ConstituencyOracle
 from .system import Configuration, ConstituencySystem, Open, Word, parse_action
@@ -35,30 +36,40 @@ class ConstituencyStep(NamedTuple):
 
 def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str], *, policy: Any = Static(),
                   position: int = 1, loss: str = "exact", max_length: int | None = 10,
-                  predicted: Node | None = None) -> Iterator[ConstituencyStep]:
-    """The steps of one tree from the initial configuration to the final one (oracle set up before returning)."""
-    oracle = ConstituencyOracle(system, gold, labels, loss, max_length)
+                  predicted: Node | None = None, max_seconds: float | None = None,
+                  max_states: int | None = None) -> Iterator[ConstituencyStep]:
+    """The steps of one tree from the initial configuration to the final one (oracle set up before returning).
+
+    ``max_seconds`` bounds the whole walk (checked at each step: a walk is
+    super-linear, each step's record as long as the stack) and the oracle's
+    searches, ``max_states`` each exhaustive search; either raises
+    ``treetool.budget.SentenceTimeout``.
+    """
+    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+    oracle = ConstituencyOracle(system, gold, labels, loss, max_length, max_states=max_states, budget=budget)
     if isinstance(policy, Explore):
         choose = policy.chooser(SimpleNamespace(position=position))
     else:
         target = predicted if isinstance(policy, Predicted) else gold
         sequence = system.static_oracle(target)
         if sequence is None and target is not gold:
-            follow = ConstituencyOracle(system, target, labels, loss, max_length)
+            follow = ConstituencyOracle(system, target, labels, loss, max_length, max_states=max_states, budget=budget)
             choose = lambda config, costs, best: (follow.optimal(config) or _cheapest(follow.costs(config)))[0]
         elif sequence is None:
             choose = lambda config, costs, best: best[0]
         else:
             upcoming = iter(sequence)
             choose = lambda config, costs, best: next(upcoming)
-    return _walk(system, oracle, gold.end, choose)
+    return _walk(system, oracle, gold.end, choose, budget)
 
 
-def _walk(system: ConstituencySystem, oracle: ConstituencyOracle, n: int, choose: Any) -> Iterator[ConstituencyStep]:
+def _walk(system: ConstituencySystem, oracle: ConstituencyOracle, n: int, choose: Any,
+          budget: Any = UNLIMITED) -> Iterator[ConstituencyStep]:
     config = system.initial(n)
     step = 0
     parsed: dict[str, tuple[str, str | None]] = {}
     while not system.is_final(config):
+        budget.check()
         costs = oracle.costs(config)
         optimal = [a for a, c in costs.items() if c == 0]
         action = choose(config, costs, optimal or _cheapest(costs))

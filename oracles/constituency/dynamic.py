@@ -41,7 +41,9 @@ comparing with exhaustive search, see tests/test_constituency_dynamic.py):
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
+
+from treetool.budget import UNLIMITED
 
 from .gold_index import GoldIndex
 from .paper_loss import PaperCosts, paper_loss
@@ -63,11 +65,13 @@ class ConstituencyOracle:
     costed in one pass by :class:`PaperCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
     ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
-    is not the true minimum).
+    is not the true minimum). ``max_states`` bounds each exhaustive search
+    and ``budget`` (``treetool.budget.Budget``) all of them, raising
+    ``treetool.budget.SentenceTimeout``.
     """
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
-                 max_length: int | None = 10) -> None:
+                 max_length: int | None = 10, *, max_states: int | None = None, budget: Any = UNLIMITED) -> None:
         from oracles.system import OracleUnavailable
 
         if loss not in LOSSES:
@@ -80,10 +84,10 @@ class ConstituencyOracle:
 
             self._exact = ExactLoss(self.gold)
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
-        self.max_length = max_length
+        self.max_length, self.max_states, self.budget = max_length, max_states, budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
-        self._all_costs = PaperCosts(system, self.gold, self.labels).costs if loss == "paper" else None
+        self._all_costs = PaperCosts(system, self.gold, self.labels, budget).costs if loss == "paper" else None
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
@@ -103,7 +107,7 @@ class ConstituencyOracle:
         if self.max_length is not None and self.gold.n > self.max_length:
             raise OracleUnavailable(f"the parser's limits may bind here and exact search is limited to "
                                     f"{self.max_length} words; this sentence has {self.gold.n}")
-        return int(min_loss(self.system, config, self.gold_tree, self.labels, None, self._memo))
+        return int(min_loss(self.system, config, self.gold_tree, self.labels, self.max_states, self._memo, self.budget))
 
     def costs(self, config: Configuration) -> dict[str, int]:
         """Every legal action's cost, ``NT(X)``/``PJ(X)`` once per label.

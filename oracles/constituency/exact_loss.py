@@ -80,9 +80,11 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
+
+from treetool.budget import refuse_large_table
 
 from .gold_index import GoldIndex
 from .system import Built, Configuration, ConstituencySystem, Open, span_of
@@ -107,6 +109,11 @@ class _Group:
         self.position, self.labels, self.vectors, self.first = position, labels, vectors, first
 
 
+#: Memory per (s, t) of the per-sentence tables: ten int64 tables and temporaries of size (n+1)^2 (spans, the cut
+#: table's two sums, the cuts twice, wrap, lengths, chain excess, and a row-broadcast sum per query).
+_BYTES_PER_CELL = 80
+
+
 class ExactLoss:
     """The exact loss for one gold tree: per-sentence tables and the cache of stack-prefix vectors."""
 
@@ -114,6 +121,7 @@ class ExactLoss:
         self.gold = gold
         n = self.n = gold.n
         size = n + 1
+        refuse_large_table(size * size, _BYTES_PER_CELL, f"the exact loss's tables for {n} words")
         self.in_order = gold.in_order
         self.by_label_start: dict[tuple[str, int], np.ndarray] = {}
         spans = np.zeros((size, size), dtype=np.int64)  # spans[s, t] = gold constituents (s, t), any label
@@ -227,25 +235,35 @@ class ExactLoss:
         return int(np.min(vec[low:] + self.cuts[b, low:]))
 
     def _group(self, opens: tuple) -> _Group:
-        known = self._prefixes.get(opens)
-        if known is not None:
-            return known
-        label, position = opens[-1]
-        if len(opens) == 1:
-            below = _Group(-1, (), [self.start], True)
-        else:
-            below = self._group(opens[:-1])
+        """The cost vectors of the stack's open non-terminals ``opens``, grouped by position (cached per prefix).
+
+        Built from the longest cached prefix up, one open non-terminal at a
+        time, in a loop: a stack holds as many as the tree is deep.
+        """
+        known, start = self._longest_known(opens)
+        group = known if start else _Group(-1, (), [self.start], True)
+        for i in range(start, len(opens)):
+            group = self._extended(group, *opens[i], i == 0)
+            self._prefixes[opens[: i + 1]] = group
+        return group
+
+    def _longest_known(self, opens: tuple) -> tuple[Any, int]:
+        """The cached entry of the longest prefix of ``opens`` and its length (0 and None: none cached)."""
+        for length in range(len(opens), 0, -1):
+            known = self._prefixes.get(opens[:length])
+            if known is not None:
+                return known, length
+        return None, 0
+
+    def _extended(self, below: _Group, label: str, position: int, first: bool) -> _Group:
+        """``below`` with one more open non-terminal ``label`` at ``position`` on top."""
         if below.position == position:
             labels = below.labels + (label,)
             new = np.min([self._block(below.vectors[j], labels[j:], position, j > 0, below.first and j == 0)
                           for j in range(len(labels))], axis=0)
-            group = _Group(position, labels, below.vectors + [new], below.first)
-        else:
-            first = len(opens) == 1
-            vec = self._block(below.vectors[-1], (label,), position, False, first)
-            group = _Group(position, (label,), [below.vectors[-1], vec], first)
-        self._prefixes[opens] = group
-        return group
+            return _Group(position, labels, below.vectors + [new], below.first)
+        vec = self._block(below.vectors[-1], (label,), position, False, first)
+        return _Group(position, (label,), [below.vectors[-1], vec], first)
 
     def _block(self, before: np.ndarray, labels: tuple[str, ...], position: int, strict: bool, root: bool,
                inside: bool = False) -> np.ndarray:
@@ -336,19 +354,17 @@ class ExactLoss:
         return sum(min(c, counts.get(span, 0)) for span, c in tail.items() if span[1] == start)
 
     def _levels(self, opens: tuple) -> np.ndarray:
-        if not opens:
-            return self.start
-        known = self._prefixes.get(opens)
-        if known is not None:
-            return known
-        label, start = opens[-1]
-        before = self._levels(opens[:-1])
-        copies = self.by_label_start.get((label, start), self.zero)
-        wrap = self.wrap[start]
-        below = np.concatenate(([0], wrap[:-1]))
-        vec = (before - wrap)[None, :] + self.cuts
-        out = np.minimum(vec.min(axis=1) + below + (copies == 0), INF)
-        self._prefixes[opens] = out
+        """In-order: the cost vector of the open non-terminals ``opens`` (cached per prefix, built in a loop)."""
+        known, start = self._longest_known(opens)
+        out = known if start else self.start
+        for i in range(start, len(opens)):
+            label, begin = opens[i]
+            copies = self.by_label_start.get((label, begin), self.zero)
+            wrap = self.wrap[begin]
+            below = np.concatenate(([0], wrap[:-1]))
+            vec = (out - wrap)[None, :] + self.cuts
+            out = np.minimum(vec.min(axis=1) + below + (copies == 0), INF)
+            self._prefixes[opens[: i + 1]] = out
         return out
 
 

@@ -52,15 +52,14 @@ class GoldIndex:
 def _in_order_nodes(gold: Node) -> list[Node]:
     """The nodes in the order in-order pushes their non-terminals (after the first child, before the rest)."""
     out: list[Node] = []
-
-    def visit(node: Node) -> None:
-        first = node.children[0]
-        if isinstance(first, Node):
-            visit(first)
-        out.append(node)
-        for child in node.children[1:]:
-            if isinstance(child, Node):
-                visit(child)
-
-    visit(gold)
+    todo: list[tuple[Node, bool]] = [(gold, False)]  # (node, its first child is done: its own turn)
+    while todo:
+        node, turn = todo.pop()
+        if turn:
+            out.append(node)
+            continue
+        todo.extend((c, False) for c in reversed(node.children[1:]) if isinstance(c, Node))
+        todo.append((node, True))
+        if isinstance(node.children[0], Node):
+            todo.append((node.children[0], False))
     return out

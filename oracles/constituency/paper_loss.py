@@ -6,6 +6,8 @@ from bisect import bisect_left
 from collections import Counter
 from typing import Any, Sequence
 
+from treetool.budget import UNLIMITED, refuse_large_table
+
 from .gold_index import GoldIndex
 from .system import Configuration, ConstituencySystem, Open, span_of
 
@@ -76,6 +78,10 @@ def _lis(values: Sequence[int]) -> int:
     return len(_tails(values))
 
 
+#: Memory of one entry of ``PaperCosts.crossing``: a list slot (the entry tuples are shared), with over-allocation.
+_BYTES_PER_CROSSING = 9
+
+
 class PaperCosts:
     """The cost ``paper_loss(a(c)) - paper_loss(c)`` of every legal action of a configuration, in one pass.
 
@@ -111,7 +117,10 @@ class PaperCosts:
     called on configurations in any order.
     """
 
-    def __init__(self, system: ConstituencySystem, gold: GoldIndex, labels: Sequence[str]) -> None:
+    def __init__(self, system: ConstituencySystem, gold: GoldIndex, labels: Sequence[str],
+                 budget: Any = UNLIMITED) -> None:
+        """The per-sentence lists; ``crossing`` holds a gold span once per word it covers, O(n * depth) in all:
+        refused beyond the memory limit, and ``budget`` checked once per span while it is filled."""
         self.system, self.gold = system, gold
         self.in_order = gold.in_order
         n = gold.n
@@ -123,7 +132,10 @@ class PaperCosts:
         self.crossing: list[list[tuple]] = [[] for _ in range(n + 2)]
         self.second_labels: list[set[str]] = [set() for _ in range(n + 2)]
         self.by_second: dict[tuple[str, int], list[tuple]] = {}  # in-order: crossing entries by (X, m)
+        refuse_large_table(sum(r - l for _, l, r in gold.counts), _BYTES_PER_CROSSING,
+                           f"the paper loss's lists for {n} words")
         for span, count in gold.counts.items():
+            budget.check()
             label, l, r = span
             m = gold.nt_second[span] if self.in_order else l
             entry = (span, count, (label, l), (label, m), (label, l, m), l)

@@ -25,7 +25,11 @@ and 0.2 s (before: stopped after 5 min CPU and 3 GB).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Iterator
+from typing import Any, Generator, Iterable, Iterator
+
+from treetool.budget import UNLIMITED
+
+from ..search import BudgetExceeded
 
 from .in_order import InOrder
 from .system import Built, Configuration, ConstituencySystem, Open, span_of
@@ -37,8 +41,8 @@ __all__ = [
 ]
 
 
-class SearchLimit(RuntimeError):
-    """The search expanded more configurations than allowed."""
+class SearchLimit(BudgetExceeded):
+    """The search expanded more configurations than allowed (a budget's exception: commands skip and count it)."""
 
 
 def gold_labels(gold: Node) -> list[str]:
@@ -55,10 +59,13 @@ def successors(
 
 
 class _Counter:
-    def __init__(self, max_states: int | None) -> None:
-        self.max_states, self.states = max_states, 0
+    """Counts the configurations a search expands; ``budget`` (``treetool.budget.Budget``) is checked at each."""
+
+    def __init__(self, max_states: int | None, budget: Any = UNLIMITED) -> None:
+        self.max_states, self.states, self.budget = max_states, 0, budget
 
     def tick(self) -> None:
+        self.budget.check()
         self.states += 1
         if self.max_states is not None and self.states > self.max_states:
             raise SearchLimit(f"search expanded more than {self.max_states} configurations")
@@ -216,6 +223,7 @@ def min_loss(
     labels: Iterable[str] | None = None,
     max_states: int | None = 1_000_000,
     memo: dict | None = None,
+    budget: Any = UNLIMITED,
 ) -> float:
     """The smallest Hamming loss of a final configuration reachable from ``config`` (inf if none).
 
@@ -225,36 +233,66 @@ def min_loss(
     future charges, memoised on :class:`_Futures` keys (whose docstring
     argues each reduction); successors with the same key and charge (e.g.
     every label that is wrong at the new non-terminal's start) are expanded
-    once. ``max_states`` bounds the keys expanded by one call.
+    once. ``max_states`` bounds the keys expanded by one call, ``budget``
+    its time (both raise :class:`SearchLimit` / ``SentenceTimeout``). The
+    depth-first search keeps its path on an explicit stack of generators
+    (:func:`_future`), not Python's, as deep as the computation is long.
     """
     labels = gold_labels(gold) if labels is None else list(labels)
     memo = {} if memo is None else memo
     futures = memo.get(_Futures)  # the memo also keeps the tree's key maker, under the class itself
     if futures is None:
         futures = memo[_Futures] = _Futures(system, gold)
-    counter = _Counter(max_states)
+    search = _Search(system, labels, futures, memo, _Counter(max_states, budget))
+    made, wanted = Counter(config.built), futures.wanted
+    matched = sum((made & wanted).values())
+    return sum((made - wanted).values()) + (sum(wanted.values()) - matched) + search.future(config, futures.key(config))
 
-    def future(current: Configuration, key: object) -> float:
-        """Smallest sum of the charges of the constituents built from ``current`` to a final configuration."""
-        known = memo.get(key)
+
+class _Search:
+    """The memoised future charges of :func:`min_loss`, evaluated without recursion."""
+
+    def __init__(self, system: ConstituencySystem, labels: list[str], futures: _Futures, memo: dict,
+                 counter: _Counter) -> None:
+        self.system, self.labels, self.futures, self.memo, self.counter = system, labels, futures, memo, counter
+
+    def future(self, config: Configuration, key: object) -> float:
+        """Smallest sum of the charges of the constituents built from ``config`` to a final configuration."""
+        known = self.memo.get(key)
         if known is not None:
             return known
-        counter.tick()
+        pending = [self._expand(config, key)]
+        value: float | None = None
+        while True:
+            try:
+                nxt, nxt_key = pending[-1].send(value)
+            except StopIteration as done:
+                pending.pop()
+                if not pending:
+                    return done.value
+                value = done.value
+                continue
+            value = None
+            pending.append(self._expand(nxt, nxt_key))
+
+    def _expand(self, current: Configuration, key: object) -> Generator[tuple[Configuration, object], float, float]:
+        """:meth:`future` of one configuration not in the memo; yields each successor not in the memo either."""
+        self.counter.tick()
+        system, futures, memo = self.system, self.futures, self.memo
         best: float = 0 if system.is_final(current) else float("inf")
         tried = set()
-        for _, nxt in successors(system, current, labels):
+        for _, nxt in successors(system, current, self.labels):
             added = nxt.built[len(current.built):]
             change = futures.charge(current.built, added[0]) if added else 0
             nxt_key = futures.key(nxt)
             if (change, nxt_key) not in tried:
                 tried.add((change, nxt_key))
-                best = min(best, change + future(nxt, nxt_key))
+                value = memo.get(nxt_key)
+                if value is None:
+                    value = yield nxt, nxt_key
+                best = min(best, change + value)
         memo[key] = best
         return best
-
-    made, wanted = Counter(config.built), futures.wanted
-    matched = sum((made & wanted).values())
-    return sum((made - wanted).values()) + (sum(wanted.values()) - matched) + future(config, futures.key(config))
 
 
 def exact_costs(

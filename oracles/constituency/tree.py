@@ -92,18 +92,32 @@ def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
 
 
 def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
-    start = len(words)
-    children: list[Node | int] = []
-    for child in tree:
-        if type(child) is str:
-            raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: every word needs a POS tag")
-        if len(child) == 1 and type(child[0]) is str:  # a preterminal
-            children.append(len(words))
-            tags.append(child.label())
-            words.append(child[0])
-        else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
-            children.append(_convert(child, tags, words))
-    return Node(tree.label(), start, len(words), tuple(children))
+    """The :class:`Node` of a bracket, its words and tags appended to ``words`` and ``tags``.
+
+    Depth-first with an explicit stack of open brackets (bracket, its start,
+    its children so far, the iterator over the rest): trees nest as deep as
+    they like.
+    """
+    open_: list[tuple[Any, int, list, Iterator]] = [(tree, len(words), [], iter(tree))]
+    while True:
+        bracket, start, children, rest = open_[-1]
+        for child in rest:
+            if type(child) is str:
+                raise GoldTreeError(f"bracket ({bracket.label()} ...) holds a bare word {child!r}: "
+                                    "every word needs a POS tag")
+            if len(child) == 1 and type(child[0]) is str:  # a preterminal
+                children.append(len(words))
+                tags.append(child.label())
+                words.append(child[0])
+            else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
+                open_.append((child, len(words), [], iter(child)))
+                break
+        else:
+            open_.pop()
+            node = Node(bracket.label(), start, len(words), tuple(children))
+            if not open_:
+                return node
+            open_[-1][2].append(node)
 
 
 def preorder(node: Node) -> Iterator[Node]:
@@ -122,14 +136,14 @@ def postorder(node: Node) -> list[Span]:
     sequence equal to it means exactly this tree was built.
     """
     out: list[Span] = []
-
-    def visit(current: Node) -> None:
-        for child in current.children:
-            if isinstance(child, Node):
-                visit(child)
-        out.append(current.span)
-
-    visit(node)
+    todo: list[tuple[Node, bool]] = [(node, False)]  # (node, its children are done)
+    while todo:
+        current, done = todo.pop()
+        if done:
+            out.append(current.span)
+            continue
+        todo.append((current, True))
+        todo.extend((c, False) for c in reversed(current.children) if isinstance(c, Node))
     return out
 
 

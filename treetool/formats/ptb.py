@@ -64,8 +64,9 @@ _ONLY_TRACES = "tree contains only -NONE- elements (empty after drop_traces)"
 
 ErrorHandler = Callable[[TreebankError], object]
 
-#: The deepest bracket nesting read (Penn Treebank trees stay under 40): the tree code is recursive, and a tree
-#: ten times deeper than any real one is refused at its line rather than ending in Python's recursion limit.
+#: The deepest bracket nesting read (Penn Treebank trees stay under 40). treetool's own tree code is iterative, but
+#: ``nltk.Tree`` (the default node of :func:`read_ptb`) recurses in ``leaves``, ``pformat`` and more: a tree ten
+#: times deeper than any real one is refused at its line rather than ending in Python's recursion limit there.
 MAX_DEPTH = 400
 
 # Parser modes.
@@ -126,11 +127,12 @@ def strip_label(label: str) -> str:
 
 
 def strip_function_tags(tree: Tree) -> Tree:
-    """Apply :func:`strip_label` to every phrasal and POS label, in place."""
-    tree.set_label(strip_label(tree.label()))
-    for child in tree:
-        if not isinstance(child, str):
-            strip_function_tags(child)
+    """Apply :func:`strip_label` to every phrasal and POS label, in place (a loop: trees nest arbitrarily deep)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        node.set_label(strip_label(node.label()))
+        todo.extend(child for child in node if not isinstance(child, str))
     return tree
 
 
@@ -140,21 +142,24 @@ def drop_trace_elements(tree: Tree) -> Tree | None:
     Returns the tree, or ``None`` when nothing but empty elements was in it.
     Constituents that were empty before (not because of ``-NONE-``) stay.
     """
-    if tree.label() == _NONE:
-        return None
-    changed = False
-    kept = []
-    for child in tree:
-        if not isinstance(child, str):
-            if drop_trace_elements(child) is None:
-                changed = True
+    order, todo = [], [tree]  # the nodes below no -NONE- node, parents first
+    while todo:
+        node = todo.pop()
+        order.append(node)
+        if node.label() != _NONE:
+            todo.extend(child for child in node if not isinstance(child, str))
+    dropped: set[int] = set()  # ids of the nodes that are empty now
+    for node in reversed(order):  # children before parents
+        if node.label() == _NONE:
+            dropped.add(id(node))
+            continue
+        kept = [child for child in node if isinstance(child, str) or id(child) not in dropped]
+        if len(kept) < len(node):
+            if not kept:
+                dropped.add(id(node))
                 continue
-        kept.append(child)
-    if changed:
-        if not kept:
-            return None
-        tree[:] = kept
-    return tree
+            node[:] = kept
+    return None if id(tree) in dropped else tree
 
 
 def remove_outer_wrapper(tree: Tree) -> Tree:
@@ -517,32 +522,63 @@ def indented_tree(tree: Tree, margin: int = 70) -> str:
 
 
 def _indented(tree: Tree, margin: int, indent: int, parts: list[str]) -> None:
-    flat = tree_to_line(tree)
-    if len(flat) + indent < margin:
-        parts.append(flat)
-        return
-    parts.append(f"({tree.label()}")
-    pad = "\n" + " " * (indent + 2)
-    for child in tree:
-        parts.append(pad)
-        if isinstance(child, str):
-            parts.append(child)
-        else:
-            _indented(child, margin, indent + 2, parts)
-    parts.append(")")
+    """Append the text of :func:`indented_tree`; a loop over pending texts and subtrees, not recursion.
+
+    Whether a subtree fits on one line is read from its one-line width,
+    computed for every node in one pass, so each node's text is made once.
+    """
+    widths = _flat_widths(tree)
+    todo: list[tuple[Tree | str, int]] = [(tree, indent)]  # (a subtree and its indentation, or a text)
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if widths[id(node)] + depth < margin:
+            parts.append(tree_to_line(node))
+            continue
+        parts.append(f"({node.label()}")
+        pad = "\n" + " " * (depth + 2)
+        todo.append((")", 0))
+        for child in reversed(node):
+            todo.append((child, depth + 2) if not isinstance(child, str) else (pad + child, 0))
+            if not isinstance(child, str):
+                todo.append((pad, 0))
+
+
+def _flat_widths(tree: Tree) -> dict[int, int]:
+    """``len(tree_to_line(node))`` for every subtree, by ``id``: its label and brackets, a space and the width of
+    each child (a word's width is its length)."""
+    order, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        order.append(node)
+        todo.extend(child for child in node if not isinstance(child, str))
+    widths: dict[int, int] = {}
+    for node in reversed(order):  # children first
+        widths[id(node)] = len(node.label()) + 2 + sum(
+            1 + (len(child) if isinstance(child, str) else widths[id(child)]) for child in node)
+    return widths
 
 
 def _flat(tree: Tree, parts: list[str]) -> None:
-    parts.append(f"({tree.label()}")
-    for child in tree:
-        if isinstance(child, str):
-            parts.append(f" {child}")
-        elif len(child) == 1 and isinstance(child[0], str):  # a preterminal, the commonest node: no call
-            parts.append(f" ({child.label()} {child[0]})")
-        else:
-            parts.append(" ")
-            _flat(child, parts)
-    parts.append(")")
+    """Append the one-line text of ``tree``; a loop over pending texts and subtrees, not recursion."""
+    todo: list[Tree | tuple[str]] = [tree]  # a subtree, or a text in a 1-tuple
+    while todo:
+        node = todo.pop()
+        if type(node) is tuple:
+            parts.append(node[0])
+            continue
+        parts.append(f"({node.label()}")
+        todo.append((")",))
+        for child in reversed(node):
+            if isinstance(child, str):
+                todo.append((f" {child}",))
+            elif len(child) == 1 and isinstance(child[0], str):  # a preterminal, the commonest node
+                todo.append((f" ({child.label()} {child[0]})",))
+            else:
+                todo.append(child)
+                todo.append((" ",))
 
 
 def write_ptb(trees: Iterable[Tree], out: TextIO) -> int:

@@ -174,6 +174,7 @@ class Projectivizer:
         self.timed_out: list[str] = []
         self.timed_out_count = 0
         self.lift_timed_out = 0  # of those, lifting ran out of time too: left out
+        self.reasons: dict[str, None] = {}  # why, in the order first met (a dict as an ordered set)
 
     def new_stats(self, name: str) -> ProjectivizeStats:
         return ProjectivizeStats(file=name, compare=self.compare, budget=self.options.max_seconds is not None)
@@ -223,8 +224,8 @@ class Projectivizer:
             if job.needs_dp:
                 try:
                     new, count = solved.get()  # type: ignore[union-attr]
-                except SentenceTimeout:
-                    if not self._timed_out(sentence, stats):
+                except SentenceTimeout as err:
+                    if not self._timed_out(sentence, stats, err):
                         return False
                     new, count, finished = self._lift(sentence, heads), None, False
                     if new is None:
@@ -239,28 +240,34 @@ class Projectivizer:
                     heads, sentence.deprels, scheme=opts.scheme,
                     covered_roots=opts.covered_roots, lift_order=opts.lift_order, budget=self._budget(),
                 )
-            except SentenceTimeout:  # a tree whose arcs mostly cross needs O(n) lifts of O(n) each
-                self._timed_out(sentence, stats)
+            except SentenceTimeout as err:  # a tree whose arcs mostly cross needs O(n) lifts of O(n) each
+                self._timed_out(sentence, stats, err)
                 return False
             sentence.set_tree(new_heads, new_rels)
         if stats is not None:
             self._count(sentence, heads, job.projective, finished, stats)
         return True
 
-    def _timed_out(self, sentence: Sentence, stats: ProjectivizeStats | None) -> bool:
-        """Record a sentence that ran out of time; True when it is to be lifted."""
+    def _timed_out(self, sentence: Sentence, stats: ProjectivizeStats | None, err: SentenceTimeout) -> bool:
+        """Record a sentence that ran out of time (or whose tables would not fit in memory); True when it is to be lifted."""
+        reason = self._reason(err)
+        self.reasons.setdefault(reason, None)
         if self.options.on_timeout == "fail":
             what = "optimal projectivization" if self.options.method == "optimal" else "pseudo-projectivization"
-            raise TreebankError(
-                f"{what} ran out of time (--max-seconds {self.options.max_seconds:g})",
-                filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
-            )
+            raise TreebankError(f"{what} {reason}", filename=sentence.filename, line=sentence.line,
+                                sent_id=sentence.sent_id)
         self.timed_out_count += 1
         if len(self.timed_out) < self.SHOWN_TIMEOUTS:
             self.timed_out.append(sentence.location())
         if stats is not None:
             stats.timed_out += 1
         return self.options.on_timeout == "lift"
+
+    def _reason(self, err: SentenceTimeout) -> str:
+        """What stopped a sentence: the time budget, or the size of its tables (``refuse_large_table``)."""
+        if err.seconds is not None:
+            return f"ran out of time (--max-seconds {self.options.max_seconds:g})"
+        return f"stopped: {err}"
 
     def _budget(self) -> Budget:
         """A fresh per-sentence budget of ``max_seconds`` (unlimited without it)."""
@@ -269,8 +276,9 @@ class Projectivizer:
     def _lift(self, sentence: Sentence, heads: list[int]) -> np.ndarray | None:
         """``--on-timeout lift``: MaltParser's baseline lifting, under a budget of its own (None: out of time too)."""
         try:
-            seconds = max(self.options.max_seconds, LIFT_MIN_SECONDS)
-            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=Budget(seconds))[0]
+            seconds = self.options.max_seconds  # None: the DP's tables were too large, and no time limit was set
+            budget = UNLIMITED if seconds is None else Budget(max(seconds, LIFT_MIN_SECONDS))
+            return pseudo_projectivize(heads, sentence.deprels, scheme="baseline", budget=budget)[0]
         except SentenceTimeout:
             self.lift_timed_out += 1
             return None
@@ -286,9 +294,8 @@ class Projectivizer:
         if self.lift_timed_out:
             also = f"; lifting ran out of time too for {self.lift_timed_out}, left out"
         return (
-            f"{count} sentence{'s' if count != 1 else ''} ran out of time (--max-seconds "
-            f"{self.options.max_seconds:g}) and {'were' if count != 1 else 'was'} {what}: "
-            f"{', '.join(self.timed_out)}{more}{also}"
+            f"{count} sentence{'s' if count != 1 else ''} {'; '.join(self.reasons)} and "
+            f"{'were' if count != 1 else 'was'} {what}: {', '.join(self.timed_out)}{more}{also}"
         )
 
     def _count(

@@ -154,7 +154,7 @@ from typing import Union
 import numpy as np
 
 from .. import trees as _trees  # (a parameter below is called ``trees``)
-from ..budget import UNLIMITED, Budget
+from ..budget import UNLIMITED, Budget, refuse_large_table
 
 __all__ = [
     "count_optimal_projective_trees",
@@ -285,7 +285,7 @@ def _width_offsets(n1: int) -> np.ndarray:
     return np.maximum((k - 1) * n1 - (k - 1) * k // 2, 0)
 
 
-def _edge_weights(heads: np.ndarray, ties: str, scale: _Scale) -> np.ndarray:
+def _edge_weights(heads: np.ndarray, ties: str, scale: _Scale, budget: Budget = UNLIMITED) -> np.ndarray:
     """Relative arc weights for a batch of trees ``heads`` (B, n1), packed by
     width: ``ws[b, 0, offs[k] + s] = w(s, s+k)``, ``ws[b, 1, offs[k] + s] =
     w(s+k, s)`` (see "Keys"); arcs into 0 weigh ``floor``.
@@ -293,7 +293,8 @@ def _edge_weights(heads: np.ndarray, ties: str, scale: _Scale) -> np.ndarray:
     Lifts are found level by level: the ``l``-th ancestor of the head of
     every word that still has one, all trees at once (nodes numbered ``b *
     n1 + u``), a few numpy calls per level; the (ancestor, word) pairs are
-    written out in chunks, as a chain of n words has n^2 / 2 of them.
+    written out in chunks, as a chain of n words has n^2 / 2 of them
+    (``budget`` is checked once per level: quadratic in all).
     """
     nb, n1 = heads.shape
     offs = _width_offsets(n1)
@@ -321,6 +322,7 @@ def _edge_weights(heads: np.ndarray, ties: str, scale: _Scale) -> np.ndarray:
         up = is_word[anc]
         if ties != "lift" or not up.any():
             break
+        budget.check()
         if pending > _CHUNK:
             place()
             pending = 0
@@ -509,11 +511,20 @@ def _solve_fast(
     """Run the DP for trees of one length; return the chart, the value of
     each tree's best derivation and its root choice (see ``root_choices``)."""
     heads = np.array([tree.h for tree in trees], dtype=np.int64)
-    ws = _edge_weights(heads, ties, scale)
+    refuse_large_table(heads.size * heads.shape[1], _bytes_per_cell(heads.shape[1], scale),
+                       f"the optimal projectivization's tables for {heads.shape[1] - 1} words")
+    ws = _edge_weights(heads, ties, scale, budget)
     chart = _Chart(ws, heads.shape[1], scale)
     chart.fill(budget)
     values, roots = chart.root_choices([tree.single for tree in trees])
     return chart, values, roots
+
+
+def _bytes_per_cell(n1: int, scale: _Scale) -> float:
+    """Memory per (tree, s, t) cell: the weights and the three planes of keys (4 keys), the packed backpointers
+    (1.5 indices, see :class:`_Chart`) and the booleans of :func:`_count_fast` (3)."""
+    index = 2 if n1 <= np.iinfo(np.int16).max else 4
+    return 4 * np.dtype(scale.dtype).itemsize + 1.5 * index + 3
 
 
 def _solve_one(tree: _Tree, ties: str, budget: Budget) -> tuple[_Chart, int, int]:
