@@ -10,7 +10,7 @@ import typer
 from rich.text import Text
 
 from treetool.compare import aligned_sentences
-from treetool.drawing import NON_PROJECTIVE_STYLE, draw_comparison, draw_tree, non_projective_legend
+from treetool.drawing import MAX_LANES, NON_PROJECTIVE_STYLE, TooWide, draw_comparison, draw_tree, non_projective_legend
 from treetool.filtering import read_ids, select_sentences
 from treetool.formats.ptb import Bracket, indented_tree
 from treetool.report import plain_console
@@ -43,15 +43,26 @@ def _header(sentence: Sentence, where: str) -> Iterator[Text]:
         yield Text(legend, style=NON_PROJECTIVE_STYLE)
 
 
-def _draw(sentence: Sentence) -> list[Text]:
-    return [*_header(sentence, f"{sentence.filename}:{sentence.line}"),
-            *draw_tree(sentence.head_list, sentence.deprels, sentence.forms)]
+def _draw(sentence: Sentence, max_lanes: int) -> list[Text]:
+    header = list(_header(sentence, f"{sentence.filename}:{sentence.line}"))
+    try:
+        return [*header, *draw_tree(sentence.head_list, sentence.deprels, sentence.forms, max_lanes)]
+    except TooWide as err:
+        return [*header, _not_drawn(err)]
 
 
-def _draw_pair(sentence: Sentence, other: Sentence) -> list[Text]:
-    where = f"{sentence.filename}:{sentence.line} left, {other.filename}:{other.line} right"
-    return [*_header(sentence, where),
-            *draw_comparison(sentence.head_list, sentence.deprels, sentence.forms, other.head_list, other.deprels)]
+def _draw_pair(sentence: Sentence, other: Sentence, max_lanes: int) -> list[Text]:
+    header = list(_header(sentence, f"{sentence.filename}:{sentence.line} left, {other.filename}:{other.line} right"))
+    try:
+        return [*header, *draw_comparison(sentence.head_list, sentence.deprels, sentence.forms, other.head_list,
+                                          other.deprels, max_lanes)]
+    except TooWide as err:
+        return [*header, _not_drawn(err)]
+
+
+def _not_drawn(err: TooWide) -> Text:
+    """The line in place of a drawing too wide to read (and to build: its size is words times lanes)."""
+    return Text(f"(not drawn: {err}; --max-lanes N draws wider trees)")
 
 
 def _draw_ptb(trees: Iterable[Any], path: str, width: int) -> Iterator[list[Text]]:
@@ -67,6 +78,7 @@ def view_command(
     sent_id: Annotated[Optional[list[str]], typer.Option("--sent-id", metavar="ID", help="Draw the sentence with this sent_id (repeat for several).", show_default=False)] = None,
     non_projective: Annotated[bool, typer.Option("--non-projective", help="Draw only the non-projective trees.")] = False,
     compare: Annotated[Optional[str], typer.Option("--compare", metavar="OTHER", help="Draw OTHER's analysis of the same sentences on the right, marking (≠) the words whose HEAD or DEPREL differ.", show_default=False)] = None,
+    max_lanes: Annotated[int, typer.Option("--max-lanes", min=1, metavar="N", help="Draw trees whose arcs fit in N lanes (two columns each); a wider one gets a line saying so.")] = MAX_LANES,
     from_format: FromFormat = None,
 ) -> None:
     """Draw dependency trees: one word per line, arcs as lines on the left, labels beside the words.
@@ -87,7 +99,8 @@ def view_command(
     wanted = read_ids(ids) if ids else (set(sent_id) if sent_id else None)
     console = _console()
     seen: set[str] = set()
-    for drawing in _drawings(ctx, inputs, compare, from_format, wanted, non_projective, seen, console.width):
+    for drawing in _drawings(ctx, inputs, compare, from_format, wanted, non_projective, seen, console.width,
+                             max_lanes):
         for line in drawing:
             console.print(line)
         console.print()
@@ -98,7 +111,7 @@ def view_command(
 
 
 def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Optional[str], from_format: Any, wanted: Optional[set[str]],
-              non_projective: bool, seen: set[str], width: int) -> Iterator[list[Text]]:
+              non_projective: bool, seen: set[str], width: int, max_lanes: int) -> Iterator[list[Text]]:
     """The drawing of every selected sentence, in input order."""
     projective = False if non_projective else None
 
@@ -110,7 +123,7 @@ def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Option
         ((_, other_fmt),) = dependency_inputs(ctx, [compare], from_format)
         for _, sentence, other in aligned_sentences(read_treebank(path, fmt), read_treebank(compare, other_fmt)):
             if selected(sentence):
-                yield _draw_pair(sentence, other)
+                yield _draw_pair(sentence, other, max_lanes)
         return
     for path, fmt in inputs:
         if fmt == "ptb":
@@ -118,4 +131,4 @@ def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Option
             continue
         for sentence in read_treebank(path, fmt):
             if selected(sentence):
-                yield _draw(sentence)
+                yield _draw(sentence, max_lanes)

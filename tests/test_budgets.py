@@ -88,6 +88,8 @@ CASES += [("projectivize", None, tree) for tree in ("chain", "random")]
 CASES += [("annotate", system, "ptb") for system in ("top-down", "in-order")]
 CASES += [("oracle", system, "ptb") for system in ("top-down", "in-order")]
 CASES += [("stats", None, "ptb")]
+CASES += [(command, None, tree) for command in ("view", "filter", "deprojectivize") for tree in ("chain", "random")]
+CASES += [(command, None, "ptb") for command in ("view", "filter")]
 
 
 @pytest.mark.parametrize("command, system, tree", CASES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import SAMPLE_DATA, run_cli
@@ -91,8 +92,8 @@ def check_drawing(heads: list[int], rows: list[str], deprels: list[str], forms: 
 
 
 @st.composite
-def trees(draw):
-    n = draw(st.integers(1, 9))
+def trees(draw, max_words: int = 9):
+    n = draw(st.integers(1, max_words))
     order = draw(st.permutations(range(1, n + 1)))
     heads = [-1] + [0] * n
     placed = [0]
@@ -188,3 +189,56 @@ def test_view_compare_needs_one_file_and_aligned_sentences(tmp_path):
     assert run_cli("view", EN, EN, "--compare", EN).returncode == 2
     result = run_cli("view", EN, "--compare", SAMPLE_DATA / "de_sample.conllu")
     assert result.returncode == 2 and b"does not match" in result.stderr
+
+
+def _first_fit_reference(heads: list[int]) -> dict[int, int]:
+    """Lanes by the definition: shortest arc first, each in the lowest lane where it shares no row with an
+    arc already there (every span of every lane compared)."""
+    lanes: list[list[tuple[int, int]]] = []
+    lane_of = {}
+    for _, _, d in sorted((abs(h - d), min(h, d), d) for d, h in enumerate(heads) if d and h > 0):
+        top, bottom = sorted((heads[d], d))
+        lane = next((k for k, spans in enumerate(lanes) if all(bottom < a or top > b for a, b in spans)), len(lanes))
+        if lane == len(lanes):
+            lanes.append([])
+        lanes[lane].append((top, bottom))
+        lane_of[d] = lane
+    return lane_of
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_words=40))
+def test_layout_places_arcs_as_first_fit_does(heads):
+    from treetool.drawing import layout
+
+    assert {arc.dep: arc.lane for arc in layout(heads)} == _first_fit_reference(heads)
+
+
+@settings(max_examples=100, deadline=None)
+@given(trees(max_words=30), st.integers(1, 6))
+def test_layout_refuses_exactly_the_trees_wider_than_the_limit(heads, max_lanes):
+    from treetool.drawing import TooWide, layout
+
+    needed = 1 + max(_first_fit_reference(heads).values(), default=-1)
+    if needed > max_lanes:
+        with pytest.raises(TooWide):
+            layout(heads, max_lanes)
+    else:
+        assert len(layout(heads, max_lanes)) == sum(1 for h in heads[1:] if h > 0)
+
+
+def test_view_of_a_10000_word_tree_says_it_is_too_wide(tmp_path):
+    """A drawing's size is words times lanes: a random 10,000-word tree gets one line instead of gigabytes."""
+    import random
+
+    rng = random.Random(7)
+    order = list(range(1, 10_001))
+    rng.shuffle(order)
+    heads = [0] * 10_001
+    for i, d in enumerate(order):
+        heads[d] = 0 if i == 0 else order[rng.randrange(i)]
+    path = tmp_path / "long.conllu"
+    path.write_text("".join(f"{d}\tw\tw\tX\tX\t_\t{heads[d]}\tdep\t_\t_\n" for d in range(1, 10_001)) + "\n")
+    result = run_cli("view", path)
+    assert result.returncode == 0
+    assert b"(not drawn: its arcs need more than 80 lanes; --max-lanes N draws wider trees)" in result.stdout

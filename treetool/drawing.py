@@ -19,6 +19,7 @@ differ (``≠``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,24 +61,51 @@ class Arc:
         return max(self.head, self.dep)
 
 
-def layout(heads: Sequence[int]) -> list[Arc]:
+#: The widest drawing drawn by default, in lanes (two columns each): wider trees are unreadable on a screen,
+#: and a drawing's size grows with its words times its lanes.
+MAX_LANES = 80
+
+
+class TooWide(Exception):
+    """A tree whose drawing would need more than ``max_lanes`` lanes."""
+
+    def __init__(self, max_lanes: int) -> None:
+        super().__init__(f"its arcs need more than {max_lanes} lanes")
+        self.max_lanes = max_lanes
+
+
+def layout(heads: Sequence[int], max_lanes: int | None = None) -> list[Arc]:
     """The arcs of a tree (``heads[0] == -1``; arcs from the root 0 are not drawn) with their lanes.
 
     Arcs are placed shortest first, each in the lowest lane where it shares
     no row with an arc already there (interval-graph colouring, first fit).
+    A lane keeps its spans sorted, so a place is found by bisection: the
+    work is O(n log n) per lane, not quadratic.  :class:`TooWide` when an
+    arc would need lane ``max_lanes`` + 1.
     """
     non_projective = non_projective_arcs(heads)
     arcs = sorted((abs(h - d), min(h, d), d) for d, h in enumerate(heads) if d and h > 0)
-    lanes: list[list[tuple[int, int]]] = []
+    lanes: list[tuple[list[int], list[int]]] = []  # per lane: the tops and the bottoms of its spans, sorted
     placed = []
     for _, _, d in arcs:
-        top, bottom = sorted((heads[d], d))
-        lane = next((k for k, spans in enumerate(lanes) if all(bottom < a or top > b for a, b in spans)), len(lanes))
+        top, bottom = sorted((int(heads[d]), d))
+        lane = next((k for k, (tops, bottoms) in enumerate(lanes) if _free(tops, bottoms, top, bottom)), len(lanes))
         if lane == len(lanes):
-            lanes.append([])
-        lanes[lane].append((top, bottom))
+            if max_lanes is not None and lane == max_lanes:
+                raise TooWide(max_lanes)
+            lanes.append(([], []))
+        tops, bottoms = lanes[lane]
+        at = bisect_left(tops, top)
+        tops.insert(at, top)
+        bottoms.insert(at, bottom)
         placed.append(Arc(int(heads[d]), d, lane, bool(non_projective[d])))
     return sorted(placed, key=lambda arc: arc.dep)
+
+
+def _free(tops: list[int], bottoms: list[int], top: int, bottom: int) -> bool:
+    """Whether rows ``top..bottom`` meet no span of a lane (spans disjoint, sorted by top)."""
+    at = bisect_left(tops, top)
+    return (at == len(tops) or tops[at] > bottom) and (at == 0 or bottoms[at - 1] < top)
 
 
 class _Grid:
@@ -135,10 +163,12 @@ def _label_field(label: str, width: int, line: bool, mirrored: bool) -> str:
     return f"{label}{fill}".rjust(width, fill)
 
 
-def draw_tree(heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str]) -> list[Text]:
-    """One line per word: the lanes, the DEPREL, the word's id and form (all sequences start at the root, 0)."""
+def draw_tree(heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str],
+              max_lanes: int | None = MAX_LANES) -> list[Text]:
+    """One line per word: the lanes, the DEPREL, the word's id and form (all sequences start at the root, 0);
+    :class:`TooWide` beyond ``max_lanes`` lanes."""
     n = len(heads) - 1
-    arcs = layout(heads)
+    arcs = layout(heads, max_lanes)
     grid = _Grid(n, arcs)
     label_width = 2 + max((len(label) for label in deprels[1:]), default=0)
     id_width = len(str(n))
@@ -153,11 +183,12 @@ def draw_tree(heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str]
 
 def draw_comparison(
     heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str],
-    other_heads: Sequence[int], other_deprels: Sequence[str],
+    other_heads: Sequence[int], other_deprels: Sequence[str], max_lanes: int | None = MAX_LANES,
 ) -> list[Text]:
-    """The first tree on the left of the words, the second mirrored on the right, ``≠`` on words that differ."""
+    """The first tree on the left of the words, the second mirrored on the right, ``≠`` on words that differ;
+    :class:`TooWide` when either needs more than ``max_lanes`` lanes."""
     n = len(heads) - 1
-    left, right = _Grid(n, layout(heads)), _Grid(n, layout(other_heads))
+    left, right = _Grid(n, layout(heads, max_lanes)), _Grid(n, layout(other_heads, max_lanes))
     label_width = 2 + max((len(label) for label in [*deprels[1:], *other_deprels[1:]]), default=0)
     id_width = len(str(n))
     form_width = max((len(form) for form in forms[1:]), default=0)
