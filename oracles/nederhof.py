@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import Any, Generator, Hashable, NamedTuple, Sequence
 
 from treetool.budget import UNLIMITED, refuse_large_table
+from treetool.recursion import run_nested
 
 from .system import Action, Configuration, OracleUnavailable, as_heads
 
@@ -566,22 +567,15 @@ class _Table5:
         """
         started = 0
         budget = self.budget
-        pending = [self._score_prime(i, j) if prime else self._score(i, j, q)]
-        value = None
-        while True:
-            try:
-                prime, i, j, q = pending[-1].send(value)
-            except StopIteration as done:
-                pending.pop()
-                if not pending:
-                    return done.value
-                value = done.value
-                continue
-            value = None
-            pending.append(self._score_prime(i, j) if prime else self._score(i, j, q))
+
+        def item(prime: bool, i: int, j: int, q: int) -> Generator[tuple[bool, int, int, int], int, int]:
+            nonlocal started
             started += 1
             if started % _CHECK_EVERY == 0:
                 budget.check()
+            return self._score_prime(i, j) if prime else self._score(i, j, q)
+
+        return run_nested(item(prime, i, j, q), item)
 
     def _score(self, i: int, j: int, q: int) -> Generator[tuple[bool, int, int, int], int, int]:
         """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls).

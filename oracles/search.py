@@ -40,6 +40,7 @@ import time
 from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Sequence
 
 from treetool.budget import SentenceTimeout
+from treetool.recursion import run_nested
 
 from .system import Action, Configuration, TransitionSystem, as_heads, with_label
 
@@ -354,19 +355,7 @@ class ExhaustiveSearch:
         key = self._key(config)
         if key in self._memo:
             return self._memo[key]
-        pending = [self._expand(config, key)]
-        value: float | None = None
-        while True:
-            try:
-                after, after_key = pending[-1].send(value)
-            except StopIteration as done:
-                pending.pop()
-                if not pending:
-                    return done.value
-                value = done.value
-                continue
-            value = None
-            pending.append(self._expand(after, after_key))
+        return run_nested(self._expand(config, key), self._expand)
 
     def _expand(self, config: Configuration, key: Any) -> Generator[tuple[Configuration, Any], float, float]:
         """:meth:`_future` of one configuration not in the memo; yields each successor not in the memo either."""

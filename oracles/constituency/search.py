@@ -28,6 +28,7 @@ from collections import Counter
 from typing import Any, Generator, Iterable, Iterator
 
 from treetool.budget import UNLIMITED
+from treetool.recursion import run_nested
 
 from ..search import BudgetExceeded
 
@@ -261,19 +262,7 @@ class _Search:
         known = self.memo.get(key)
         if known is not None:
             return known
-        pending = [self._expand(config, key)]
-        value: float | None = None
-        while True:
-            try:
-                nxt, nxt_key = pending[-1].send(value)
-            except StopIteration as done:
-                pending.pop()
-                if not pending:
-                    return done.value
-                value = done.value
-                continue
-            value = None
-            pending.append(self._expand(nxt, nxt_key))
+        return run_nested(self._expand(config, key), self._expand)
 
     def _expand(self, current: Configuration, key: object) -> Generator[tuple[Configuration, object], float, float]:
         """:meth:`future` of one configuration not in the memo; yields each successor not in the memo either."""
