@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from commands.annotate import _jsonl  # noqa: E402
-from oracles import get_system  # noqa: E402
-from oracles.annotate import Explore, annotate_sentence  # noqa: E402
+from treetool.commands.annotate import _jsonl  # noqa: E402
+from treetool.oracles import get_system  # noqa: E402
+from treetool.oracles.annotate import Explore, annotate_sentence  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 
 EWT = ROOT.parent / "shared" / "data" / "ud-2.2" / "UD_English-EWT" / "en_ewt-ud-train.conllu"

@@ -1,4 +1,4 @@
-"""Speed of the Attardi degree-2 dynamic oracle (papers/000, ``oracles.tabular_loss``): mean time per step.
+"""Speed of the Attardi degree-2 dynamic oracle (papers/000, ``treetool.oracles.tabular_loss``): mean time per step.
 
 Walks sentences of a treebank (default: UD 2.2 Greek-GDT train) with
 ``--policy explore --error-rate 0.1`` as ``treetool annotate`` does, timing
@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from oracles import get_system  # noqa: E402
-from oracles.annotate import Explore, annotate_sentence  # noqa: E402
-from oracles.tabular_loss import TabularLoss  # noqa: E402
+from treetool.oracles import get_system  # noqa: E402
+from treetool.oracles.annotate import Explore, annotate_sentence  # noqa: E402
+from treetool.oracles.tabular_loss import TabularLoss  # noqa: E402
 from treetool.budget import SentenceTimeout  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 

@@ -33,11 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from oracles.annotate import Explore  # noqa: E402
-from oracles.constituency import from_nltk, get_constituency_system  # noqa: E402
-from oracles.constituency.annotate import annotate_tree  # noqa: E402
-from oracles.constituency.dynamic import ConstituencyOracle  # noqa: E402
-from oracles.constituency.tree import preorder  # noqa: E402
+from treetool.oracles.annotate import Explore  # noqa: E402
+from treetool.oracles.constituency import from_nltk, get_constituency_system  # noqa: E402
+from treetool.oracles.constituency.annotate import annotate_tree  # noqa: E402
+from treetool.oracles.constituency.dynamic import ConstituencyOracle  # noqa: E402
+from treetool.oracles.constituency.tree import preorder  # noqa: E402
 from treetool.formats.ptb import Bracket  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 

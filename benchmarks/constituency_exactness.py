@@ -35,7 +35,7 @@ from test_constituency_dynamic import (  # noqa: E402
     SYSTEMS, Tally, check_cases, exploring_configurations, random_trees,
 )
 
-from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system  # noqa: E402
+from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system  # noqa: E402
 from treetool.formats.ptb import read_ptb_file  # noqa: E402
 
 

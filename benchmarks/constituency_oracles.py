@@ -21,17 +21,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from oracles.annotate import Explore
-from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
-from oracles.constituency.annotate import annotate_tree
+from treetool.oracles.annotate import Explore
+from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
+from treetool.oracles.constituency.annotate import annotate_tree
 from collections import Counter
 
-from oracles.constituency.exact_loss import ExactLoss
-from oracles.constituency.gold_index import GoldIndex
-from oracles.constituency.paper_loss import paper_loss
-from oracles.constituency.system import Open, span_of
-from oracles.constituency.tree import preorder
-from oracles.system import OracleUnavailable
+from treetool.oracles.constituency.exact_loss import ExactLoss
+from treetool.oracles.constituency.gold_index import GoldIndex
+from treetool.oracles.constituency.paper_loss import paper_loss
+from treetool.oracles.constituency.system import Open, span_of
+from treetool.oracles.constituency.tree import preorder
+from treetool.oracles.system import OracleUnavailable
 from treetool.formats.ptb import read_ptb_file
 
 

@@ -4,7 +4,7 @@
 
 For each published oracle (arc-eager, arc-hybrid, nm-arc-eager L/D/LD, and
 nm D with ``published=False``), the configurations met along exploring
-walks (error rate 0.1, steered by the exact oracle: oracles.dynamic.disagreement)
+walks (error rate 0.1, steered by the exact oracle: treetool.oracles.dynamic.disagreement)
 over three samples:
 
   random-np   N random non-projective trees of each size 5..9 (oracle_trees.random_nonprojective)
@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from oracle_trees import bf_projective, random_nonprojective, random_tree  # noqa: E402
-from oracles import get_system  # noqa: E402
-from oracles.dynamic import disagreement  # noqa: E402
+from treetool.oracles import get_system  # noqa: E402
+from treetool.oracles.dynamic import disagreement  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 
 SHARED = ROOT.parent / "shared"

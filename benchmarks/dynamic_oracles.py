@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from oracles import get_system  # noqa: E402
+from treetool.oracles import get_system  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 
 DEFAULT = ROOT.parent / "shared" / "data" / "ud-2.2" / "UD_English-EWT" / "en_ewt-ud-train.conllu"

@@ -10,7 +10,7 @@ once: the graph of a system does not depend on the gold tree, so it is built
 once per sentence length, and the loss of every configuration for every gold
 tree is a minimum over successors (finals: the number of wrong words), a
 numpy column per tree. For 1..3 words the table is first checked against
-oracles.search.ExhaustiveSearch.
+treetool.oracles.search.ExhaustiveSearch.
 
 Prints, per oracle and length: pairs checked and pairs whose costs differ
 (0 expected for projective gold, except nm-arc-eager D as published).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from oracle_trees import all_trees, bf_projective  # noqa: E402
-from oracles import ExhaustiveSearch, get_system  # noqa: E402
+from treetool.oracles import ExhaustiveSearch, get_system  # noqa: E402
 
 ORACLES = [
     ("arc-eager", "arc-eager", {}, {}),

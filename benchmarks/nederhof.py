@@ -53,9 +53,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from oracles import get_system  # noqa: E402
-from oracles.dynamic import exploring_walk  # noqa: E402
-from oracles.nederhof import NederhofOracle  # noqa: E402
+from treetool.oracles import get_system  # noqa: E402
+from treetool.oracles.dynamic import exploring_walk  # noqa: E402
+from treetool.oracles.nederhof import NederhofOracle  # noqa: E402
 from treetool.projectivization.optimal import optimal_projectivize  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 from treetool.trees import is_projective  # noqa: E402

@@ -15,7 +15,7 @@ Sections:
   table1  per *train* file: sentences, non-projective, derivable by Attardi
           degree 2, canonical-oracle failures, min-degree distribution
           (Cohen et al. 2012, Table 1 'this paper' column, Example 2 as specified)
-  search  exhaustive search (oracles.search): ms per call on random trees
+  search  exhaustive search (treetool.oracles.search): ms per call on random trees
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from oracles import derivable, get_system, min_degree, min_loss, search_oracle  # noqa: E402
-from oracles.swap import swap_oracle  # noqa: E402
+from treetool.oracles import derivable, get_system, min_degree, min_loss, search_oracle  # noqa: E402
+from treetool.oracles.swap import swap_oracle  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
 from treetool.trees import is_projective  # noqa: E402
 

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from oracles.constituency import CONSTITUENCY_SYSTEMS
-from oracles.annotate import (
+from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
+from treetool.oracles.annotate import (
     ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle,
 )
-from oracles.nederhof import ALGORITHMS, STRATEGIES
-from oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
+from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
+from treetool.oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError

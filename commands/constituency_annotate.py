@@ -2,7 +2,7 @@
 
 One JSON object per step: ``{"sent_id", "step", "stack", "buffer", "built",
 ["finished",] "costs", "optimal", "action"}`` (see
-:func:`oracles.constituency.annotate.step_record`, which :func:`_jsonl` writes
+:func:`treetool.oracles.constituency.annotate.step_record`, which :func:`_jsonl` writes
 byte for byte). Trees are cleaned as ``treetool oracle`` cleans them (traces
 and function tags dropped, the outer wrapper removed). The sentence id is the
 tree's position in its file. ``--jobs N`` walks the trees in N processes
@@ -17,13 +17,13 @@ from typing import Any, Iterator, NamedTuple, Optional
 
 import typer
 
-from oracles.annotate import Explore, Predicted, Static
-from oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
-from oracles.constituency.annotate import ConstituencyStep, annotate_tree
-from oracles.constituency.dynamic import LOSSES
-from oracles.constituency.system import ConstituencySystem, Open, Word
-from oracles.constituency.tree import preorder
-from oracles.system import OracleUnavailable
+from treetool.oracles.annotate import Explore, Predicted, Static
+from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
+from treetool.oracles.constituency.annotate import ConstituencyStep, annotate_tree
+from treetool.oracles.constituency.dynamic import LOSSES
+from treetool.oracles.constituency.system import ConstituencySystem, Open, Word
+from treetool.oracles.constituency.tree import preorder
+from treetool.oracles.system import OracleUnavailable
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
@@ -68,7 +68,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                           limits: SearchLimits, output_format: str, output: str, from_format: Any, on_error: Any,
                           rejects: Optional[str], quiet: bool, jobs: int = 1) -> None:
     """The constituency branch of ``treetool annotate`` (options already parsed by the command)."""
-    from .annotate import OutOfReach, out_of_reach_reason  # here: commands.annotate imports this module
+    from .annotate import OutOfReach, out_of_reach_reason  # here: treetool.commands.annotate imports this module
 
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
@@ -113,7 +113,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
 
 
 class _Located(NamedTuple):
-    """A tree where :class:`~commands.annotate.OutOfReach` wants a sentence: its file and line name it."""
+    """A tree where :class:`~treetool.commands.annotate.OutOfReach` wants a sentence: its file and line name it."""
 
     filename: str
     line: int
@@ -164,7 +164,7 @@ def _jsonl(sent_id: str, steps: Iterator[ConstituencyStep], in_order: bool) -> s
     and extended, not re-encoded or compared; the end of a record (costs,
     optimal, action) takes few distinct values and comes from a cache.
     """
-    from .annotate import _quoted  # here: commands.annotate imports this module
+    from .annotate import _quoted  # here: treetool.commands.annotate imports this module
 
     head = f'{{"sent_id": {_quoted(sent_id)}, "step": '
     stack: tuple = ()

@@ -1,6 +1,6 @@
 """``treetool oracle --system top-down|in-order``: RNNG / In-Order oracle files (or jsonl) from PTB trees.
 
-The command-line part of :mod:`oracles.constituency` and
+The command-line part of :mod:`treetool.oracles.constituency` and
 :mod:`treetool.formats.oracle_file`; ``commands/oracle.py`` hands over to
 :func:`write_constituency_oracle` when ``--system`` names a constituency system.
 """
@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
-from oracles.constituency.tree import gold_and_tokens, tokens
+from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
+from treetool.oracles.constituency.tree import gold_and_tokens, tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from oracles.attardi import MAX_DEGREE
-from oracles.constituency import CONSTITUENCY_SYSTEMS
-from oracles.coverage import Coverage, CoverageCounter, is_bottom_up
-from oracles.system import TransitionSystem, has_own_static_oracle
+from treetool.oracles.attardi import MAX_DEGREE
+from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
+from treetool.oracles.coverage import Coverage, CoverageCounter, is_bottom_up
+from treetool.oracles.system import TransitionSystem, has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence, static_oracle_takes_budget
-from oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
-from oracles.system import has_own_static_oracle
+from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence, static_oracle_takes_budget
+from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
+from treetool.oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput

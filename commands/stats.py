@@ -175,7 +175,7 @@ def _report(fmt: ReportFormat, per_file: list[TreebankStats], total: TreebankSta
 
 def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: ReportFormat, on_error: OnError,
                rejects: str | None) -> None:
-    from oracles.constituency.tree import GoldTreeError
+    from treetool.oracles.constituency.tree import GoldTreeError
     from treetool.errors import TreebankError
     from treetool.formats.ptb import Bracket, tree_to_line
 

@@ -12,9 +12,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
-from oracles.swap import SWAP_ORDERS
-from oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
+from treetool.oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
+from treetool.oracles.swap import SWAP_ORDERS
+from treetool.oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
 
 from .common import InapplicableOption, choices, given_options, plain_value
 

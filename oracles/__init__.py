@@ -1,16 +1,16 @@
 """Transition systems with their static oracles and an exhaustive reference search.
 
->>> from oracles import get_system
+>>> from treetool.oracles import get_system
 >>> system = get_system("arc-standard")
 >>> system.static_oracle([-1, 2, 0], ["", "nsubj", "root"])
 ['SH', 'SH', 'LA(nsubj)', 'RA(root)']
 
-The interface is in :mod:`oracles.system`; one module per family of systems
-(:mod:`~oracles.attardi` with :mod:`~oracles.arc_standard`,
-:mod:`~oracles.arc_hybrid`, :mod:`~oracles.arc_eager`, :mod:`~oracles.swap`);
-the exhaustive search in :mod:`oracles.search`; the published dynamic oracles in
-:mod:`oracles.dynamic`, :mod:`oracles.nederhof` (arc-standard) and, for attardi of degree 2,
-:mod:`oracles.tabular_loss`
+The interface is in :mod:`treetool.oracles.system`; one module per family of systems
+(:mod:`~treetool.oracles.attardi` with :mod:`~treetool.oracles.arc_standard`,
+:mod:`~treetool.oracles.arc_hybrid`, :mod:`~treetool.oracles.arc_eager`, :mod:`~treetool.oracles.swap`);
+the exhaustive search in :mod:`treetool.oracles.search`; the published dynamic oracles in
+:mod:`treetool.oracles.dynamic`, :mod:`treetool.oracles.nederhof` (arc-standard) and, for attardi of degree 2,
+:mod:`treetool.oracles.tabular_loss`
 (``system.dynamic_oracle(gold_heads, gold_labels)``).
 """
 
@@ -18,7 +18,7 @@ import importlib
 from typing import Any
 
 #: Where each name of the package lives: a name is imported from its module on first use (PEP 562), so that
-#: ``import oracles.constituency`` (or any one module) does not load every system, numpy and the searches.
+#: ``import treetool.oracles.constituency`` (or any one module) does not load every system, numpy and the searches.
 _HOME = {
     "Explore": "annotate",
     "Predicted": "annotate",

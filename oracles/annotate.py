@@ -303,7 +303,7 @@ def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool,
     """The steps from the initial configuration of ``n`` words to the first final one, ``choose`` picking each action.
 
     The one walk loop of the package: :func:`annotate_sentence` runs it with
-    a policy's chooser, :func:`oracles.dynamic.exploring_walk` with the
+    a policy's chooser, :func:`treetool.oracles.dynamic.exploring_walk` with the
     sampler that measures oracles. ``budget.check()`` runs before each step.
     """
     is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal

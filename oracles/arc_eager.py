@@ -186,7 +186,7 @@ class ArcEager(TransitionSystem):
     def dynamic_oracle(
         self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
     ) -> ArcEagerOracle:
-        """Goldberg & Nivre (2012)'s oracle (:class:`oracles.dynamic.ArcEagerOracle`); any length."""
+        """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length."""
         return ArcEagerOracle(gold_heads, gold_labels)
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
@@ -239,7 +239,7 @@ class NonMonotonicArcEager(ArcEager):
         prefer_monotonic: bool = False,
         published: bool = True,
     ) -> NonMonotonicArcEagerOracle:
-        """Honnibal et al. (2013) §5.2's oracle for this variant (:class:`oracles.dynamic.NonMonotonicArcEagerOracle`).
+        """Honnibal et al. (2013) §5.2's oracle for this variant (:class:`treetool.oracles.dynamic.NonMonotonicArcEagerOracle`).
 
         ``prefer_monotonic``: §6's preference in ``optimal``; ``published=False``
         corrects variant D's reduce cost, which makes it exact for projective

@@ -107,7 +107,7 @@ class ArcHybrid(TransitionSystem):
     def dynamic_oracle(
         self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
     ) -> ArcHybridOracle:
-        """Goldberg & Nivre (2013)'s oracle (:class:`oracles.dynamic.ArcHybridOracle`); any length."""
+        """Goldberg & Nivre (2013)'s oracle (:class:`treetool.oracles.dynamic.ArcHybridOracle`); any length."""
         return ArcHybridOracle(gold_heads, gold_labels)
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:

@@ -15,7 +15,7 @@ class ArcStandard(Attardi):
 
     Stack ``[0]``, buffer ``1..n``. ``SH``: move b0 to the stack. ``LA``:
     ``s1 <- s0``, pop s1 (s1 != 0). ``RA``: ``s1 -> s0``, pop s0. Final:
-    stack ``[0]`` and empty buffer. It is :class:`~oracles.attardi.Attardi`
+    stack ``[0]`` and empty buffer. It is :class:`~treetool.oracles.attardi.Attardi`
     of degree 1, so its static oracle is the canonical one of Cohen et al.
     (2012, §3-4): reduce as soon as a reduction builds a gold arc whose
     dependent is complete, RA (dependent s0) before LA (dependent s1),
@@ -47,7 +47,7 @@ class ArcStandard(Attardi):
         strategy: str = "none",
         budget: Any = None,
     ) -> NederhofOracle:
-        """Nederhof's (2019) oracle (``oracles.nederhof``): exact for every gold tree, any length.
+        """Nederhof's (2019) oracle (``treetool.oracles.nederhof``): exact for every gold tree, any length.
 
         ``algorithm``: ``auto`` (linear for a projective gold tree, else
         cubic), ``cubic``, ``quadratic`` or ``linear`` (the last two refuse a

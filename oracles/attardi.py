@@ -2,7 +2,7 @@
 
 The canonical oracle (:func:`bottom_up_run`) is the one of Cohen,
 Gómez-Rodríguez & Satta (2012), papers/002, written for the systems of their
-Example 2; arc-standard (``oracles.arc_standard``) is the member of degree 1
+Example 2; arc-standard (``treetool.oracles.arc_standard``) is the member of degree 1
 and uses it unchanged.
 """
 
@@ -196,7 +196,7 @@ class Attardi(TransitionSystem):
 
     def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                        max_length: int | None = 10, budget: Any = None) -> DynamicOracle:
-        """Degree 2: the tabular oracle of papers/000 (``oracles.tabular_loss``), exact for every gold tree, any length.
+        """Degree 2: the tabular oracle of papers/000 (``treetool.oracles.tabular_loss``), exact for every gold tree, any length.
 
         ``budget`` (``treetool.budget.Budget``) bounds the whole sentence
         (``SentenceTimeout`` when it runs out). Other degrees: no published

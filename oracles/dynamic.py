@@ -204,7 +204,7 @@ class ArcHybridOracle(_CountingOracle):
 class ArcEagerOracle(_CountingOracle):
     """Dynamic oracle of arc-eager (Goldberg & Nivre 2012, §3; 2013, §4.2), root at the end of the buffer.
 
-    Arc-eager as in Honnibal et al. (2013) §2 (``oracles.arc_eager.ArcEager``).
+    Arc-eager as in Honnibal et al. (2013) §2 (``treetool.oracles.arc_eager.ArcEager``).
     A gold arc ``h -> d`` is reachable while d has no head and either both are
     in the buffer (the root 0 counts as in the buffer until it is shifted),
     or one is in the buffer and the other on the stack (papers/004 §5.1,
@@ -382,7 +382,7 @@ def exploring_walk(
     action of non-zero cost (when there is one), otherwise a random optimal
     one. ``labels`` (labelled walks): an erroneous arc action gets a random
     label from them, so wrong labels occur too (unlike
-    :class:`oracles.annotate.Explore`, which makes attachment errors only).
+    :class:`treetool.oracles.annotate.Explore`, which makes attachment errors only).
     """
 
     def choose(config: Configuration, costs: dict[Action, int], best: list[Action]) -> Action:

@@ -85,7 +85,7 @@ _NONE: frozenset[int] = frozenset()
 class StrategyRestriction:
     """Nederhof (2019) §2 strategies as a restriction of arc-standard computations anchored at ``anchor``.
 
-    For ``oracles.search.ExhaustiveSearch(restriction=...)``: ``LA`` gives s0
+    For ``treetool.oracles.search.ExhaustiveSearch(restriction=...)``: ``LA`` gives s0
     a left child, ``RA`` gives s1 a right child; a *future* child is one
     attached after the anchor. left-before-right (and strict) refuse a left
     child to a restricted word (the anchor's top or a word of its buffer)

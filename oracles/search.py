@@ -1,6 +1,6 @@
 """Exhaustive search over the configurations of any transition system.
 
-Written once against the interface of ``oracles.system`` (``initial``,
+Written once against the interface of ``treetool.oracles.system`` (``initial``,
 ``legal``, ``apply``, ``is_final`` and the two optional declarations
 ``monotonic`` / ``detached_words_final``), with no system-specific code. It is
 the reference that every fast oracle is tested against, and the fallback
@@ -419,7 +419,7 @@ class ExhaustiveSearch:
 class ExactOracle:
     """The exact dynamic oracle of any system: :class:`ExhaustiveSearch` behind the ``DynamicOracle`` interface.
 
-    Costs are ints and keyed as ``oracles.system.DynamicOracle`` says: with
+    Costs are ints and keyed as ``treetool.oracles.system.DynamicOracle`` says: with
     gold labels an action that attaches a word carries that word's gold
     label (the best labelling, module doc). The memo is shared by every call,
     so walking a sentence costs about one search. ``restriction``: see

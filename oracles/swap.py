@@ -69,7 +69,7 @@ def projective_components(gold_heads: Sequence[int]) -> list[int]:
     """Maximal projective component of every node (Nivre, Kuhlmann & Hall 2009, §3).
 
     The components are the subtrees that arc-standard builds without swapping:
-    run its canonical oracle (:func:`~oracles.attardi.bottom_up_run`, degree
+    run its canonical oracle (:func:`~treetool.oracles.attardi.bottom_up_run`, degree
     1) over the words in their original order until the buffer is empty;
     every word is attached, through gold arcs built in that run, to one of
     the items left on the stack, which names its component. (UDPipe's

@@ -16,7 +16,7 @@ Conventions (fixed project-wide, see ``notes/oracle_interface.md``):
   know the spelling.
 
 Two optional class attributes describe a system to the generic search
-(``oracles.search``); both default to ``False``, which is always safe:
+(``treetool.oracles.search``); both default to ``False``, which is always safe:
 
 * ``monotonic``: an arc, once built, is never removed or changed (Honnibal et
   al. 2013 §2.1 sense; not Cohen et al. 2012's closure property, which the
@@ -203,7 +203,7 @@ class TransitionSystem(ABC):
 
     Subclasses implement :meth:`initial`, :meth:`legal`, :meth:`apply` and
     :meth:`is_final`; a system without its own :meth:`static_oracle` gets the
-    generic search of ``oracles.search`` (complete for monotonic systems).
+    generic search of ``treetool.oracles.search`` (complete for monotonic systems).
     """
 
     name: str = "custom"
@@ -234,7 +234,7 @@ class TransitionSystem(ABC):
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
         """A transition sequence deriving the gold tree, or ``None`` when there is none.
 
-        Default: the generic memoised search (``oracles.search.search_oracle``)
+        Default: the generic memoised search (``treetool.oracles.search.search_oracle``)
         without a budget; built-in systems override it with a linear-time oracle.
         """
         from .search import search_oracle
@@ -270,10 +270,10 @@ class TransitionSystem(ABC):
         max_length: int | None = 10,
         budget: Any = None,
     ) -> DynamicOracle:
-        """The exact oracle (exhaustive search, ``oracles.search.ExactOracle``) for any system.
+        """The exact oracle (exhaustive search, ``treetool.oracles.search.ExactOracle``) for any system.
 
         Its cost grows exponentially with the sentence, hence ``max_length``;
-        ``budget`` (``oracles.search.Budget``) bounds each search and raises
+        ``budget`` (``treetool.oracles.search.Budget``) bounds each search and raises
         ``BudgetExceeded`` when exceeded.
         """
         from .search import ExactOracle
@@ -349,12 +349,12 @@ def has_own_static_oracle(system: TransitionSystem) -> bool:
 # --------------------------------------------------------------------------
 
 SYSTEMS: dict[str, str] = {
-    "arc-standard": "oracles.arc_standard:ArcStandard",
-    "arc-hybrid": "oracles.arc_hybrid:ArcHybrid",
-    "arc-eager": "oracles.arc_eager:ArcEager",
-    "nm-arc-eager": "oracles.arc_eager:NonMonotonicArcEager",
-    "attardi": "oracles.attardi:Attardi",
-    "swap": "oracles.swap:Swap",
+    "arc-standard": "treetool.oracles.arc_standard:ArcStandard",
+    "arc-hybrid": "treetool.oracles.arc_hybrid:ArcHybrid",
+    "arc-eager": "treetool.oracles.arc_eager:ArcEager",
+    "nm-arc-eager": "treetool.oracles.arc_eager:NonMonotonicArcEager",
+    "attardi": "treetool.oracles.attardi:Attardi",
+    "swap": "treetool.oracles.swap:Swap",
 }
 """Built-in system names -> ``module:Class`` (imported on first use)."""
 

@@ -1,6 +1,6 @@
 """The polynomial-time loss of Attardi's degree-2 system (Gómez-Rodríguez, Sartorio & Satta 2014, papers/000).
 
-The system (papers/000 §3, Figure 1; ``oracles.attardi.Attardi(degree=2)``):
+The system (papers/000 §3, Figure 1; ``treetool.oracles.attardi.Attardi(degree=2)``):
 SH, LA, RA, LA2, RA2 over a stack and a buffer. The loss of a configuration c
 (§2.2, eq. 2) is the smallest number of words with a wrong head (labelled: or
 label) over the trees reachable from c; the cost of an action a is
@@ -631,7 +631,7 @@ class AttardiDegree2Oracle:
 
     ``costs(config)``: every legal action -> loss(a(c)) - loss(c), the losses
     from :class:`TabularLoss` (buffer reduction §5.2, Algorithm 1 §5.3). Keys as
-    ``oracles.system.DynamicOracle`` says (labelled: an arc action carries the
+    ``treetool.oracles.system.DynamicOracle`` says (labelled: an arc action carries the
     gold label of the word it attaches). Each action's value is pinned between
     bounds first and a table is built only for the actions still open (module
     doc); the successors' future losses are remembered, so in a walk the next

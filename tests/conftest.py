@@ -65,7 +65,7 @@ def run_cli(*args: object, stdin: bytes | None = None) -> CliResult:
     """
     from typer.testing import CliRunner
 
-    from commands.app import app
+    from treetool.commands.app import app
 
     result = CliRunner().invoke(app, [str(a) for a in args], input=stdin)
     if result.exception is not None and not isinstance(result.exception, SystemExit):

@@ -7,7 +7,7 @@ the generic search; tests/test_oracles_system.py checks that it derives exactly
 the trees the built-in arc-standard derives.
 """
 
-from oracles import Configuration, IllegalAction, TransitionSystem, parse_action
+from treetool.oracles import Configuration, IllegalAction, TransitionSystem, parse_action
 
 
 class MyArcStandard(TransitionSystem):

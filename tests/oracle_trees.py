@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from oracles import get_system
+from treetool.oracles import get_system
 
 # every built-in system, with every option value that changes its transitions or its oracle
 SYSTEM_SPECS: list[tuple[str, dict]] = [

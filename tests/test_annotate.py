@@ -1,7 +1,7 @@
-"""`treetool annotate` and the walker behind it (``oracles.annotate``).
+"""`treetool annotate` and the walker behind it (``treetool.oracles.annotate``).
 
 Expected values come from outside the walker: the exhaustive search of
-``oracles.search`` (costs and losses straight from the definitions), replaying
+``treetool.oracles.search`` (costs and losses straight from the definitions), replaying
 the actions taken through the system's own ``apply`` (the tree a walk ends
 in), and counting by hand (Hamming distances, error rates, record shapes).
 """
@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from oracles import Configuration, ExhaustiveSearch, get_system
-from oracles.annotate import Explore, Predicted, Static, annotate_sentence
+from treetool.oracles import Configuration, ExhaustiveSearch, get_system
+from treetool.oracles.annotate import Explore, Predicted, Static, annotate_sentence
 
 from conftest import SAMPLE_DATA, run_cli as run
 from oracle_trees import bf_projective, random_nonprojective, random_tree, spec_id, word_labels
@@ -404,8 +404,8 @@ def test_a_user_system_is_served_by_exact_search():
 
 def test_a_walk_that_finds_no_legal_action_says_so():
     """A (user) system stuck in a non-final configuration: a clear error, not an endless or silent walk."""
-    from oracles.annotate import walk
-    from oracles.system import IncompleteDerivation
+    from treetool.oracles.annotate import walk
+    from treetool.oracles.system import IncompleteDerivation
 
     class NoAnswers:
         def costs(self, config):

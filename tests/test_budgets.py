@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import ROOT, SAMPLE_DATA
 
 runner = CliRunner()
@@ -125,8 +125,8 @@ def test_tables_too_large_are_refused_and_counted(inputs):
 
 def test_nederhof_table5_on_a_deep_stack():
     """The linear algorithm on a stack of 3,000 words (Table 5's items chain down the stack)."""
-    from oracles.nederhof import NederhofOracle
-    from oracles.system import Configuration
+    from treetool.oracles.nederhof import NederhofOracle
+    from treetool.oracles.system import Configuration
 
     n = 4000
     heads = chain(n)
@@ -140,8 +140,8 @@ def test_nederhof_table5_on_a_deep_stack():
 
 def test_exhaustive_search_deeper_than_the_recursion_limit():
     """Depth-first, the search's first path is a whole computation (2n steps): stopped by states, not the stack."""
-    from oracles.search import Budget, BudgetExceeded, ExactOracle
-    from oracles.system import make_system
+    from treetool.oracles.search import Budget, BudgetExceeded, ExactOracle
+    from treetool.oracles.system import make_system
 
     system = make_system("arc-standard")
     oracle = ExactOracle(system, chain(1500), budget=Budget(max_states=4000))
@@ -151,8 +151,8 @@ def test_exhaustive_search_deeper_than_the_recursion_limit():
 
 def test_constituency_search_deeper_than_the_recursion_limit():
     """min_loss depth-first from the start of 2,000 words (its first path thousands of steps deep): stopped by states."""
-    from oracles.constituency import from_nltk, get_constituency_system
-    from oracles.constituency.search import SearchLimit, min_loss
+    from treetool.oracles.constituency import from_nltk, get_constituency_system
+    from treetool.oracles.constituency.search import SearchLimit, min_loss
 
     system = get_constituency_system("top-down")
     with pytest.raises(SearchLimit):
@@ -181,8 +181,8 @@ def nested(depth: int):
 
 def test_tree_code_on_trees_nested_5000_deep():
     """Cleaning, writing and converting a tree: no recursion on its depth."""
-    from oracles.constituency import from_nltk
-    from oracles.constituency.tree import postorder
+    from treetool.oracles.constituency import from_nltk
+    from treetool.oracles.constituency.tree import postorder
     from treetool.formats.ptb import drop_trace_elements, indented_tree, strip_function_tags, tree_to_line
 
     depth = 5000
@@ -197,8 +197,8 @@ def test_tree_code_on_trees_nested_5000_deep():
 @pytest.mark.parametrize("name", ["top-down", "in-order"])
 def test_exact_loss_under_3000_open_non_terminals(name):
     """A unary chain of 3,000 constituents over one word: the exact loss's vectors per open non-terminal."""
-    from oracles.constituency import from_nltk, get_constituency_system
-    from oracles.constituency.annotate import annotate_tree
+    from treetool.oracles.constituency import from_nltk, get_constituency_system
+    from treetool.oracles.constituency.annotate import annotate_tree
     from treetool.formats.ptb import Bracket
 
     node = Bracket("NN", ["w"])

@@ -11,7 +11,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import ROOT, SAMPLE_DATA, readme_non_projective_shares, shared_path, ud_train_file
 from treetool import __version__
 
@@ -59,7 +59,7 @@ def test_python_dash_m_runs_the_cli():
 # ------------------------------------------------------------------ filter
 THREADS_AT_EXIT = """
 import atexit, os, sys
-from commands.app import main
+from treetool.commands.app import main
 atexit.register(lambda: print(len(os.listdir("/proc/self/task")), os.environ.get("OPENBLAS_NUM_THREADS")))
 sys.argv = ["treetool", "projectivize", "--count", sys.argv[1], "-o", os.devnull]
 main()

@@ -1,6 +1,6 @@
 """``--loss paper`` costs (papers/001 §3.1-3.2) and ``treetool annotate`` on PTB trees.
 
-The fast costs (:class:`oracles.constituency.paper_loss.PaperCosts`, every
+The fast costs (:class:`treetool.oracles.constituency.paper_loss.PaperCosts`, every
 action in one pass) are checked against the definition: the straightforward
 :func:`paper_loss` of the successor minus that of the configuration, each
 successor built by ``system.apply``. The CLI's hand-written JSON is checked
@@ -15,12 +15,12 @@ import random
 import pytest
 from nltk import Tree
 
-from oracles.annotate import Explore
-from oracles.constituency import from_nltk, get_constituency_system
-from oracles.constituency.annotate import annotate_tree, step_record
-from oracles.constituency.dynamic import ConstituencyOracle
-from oracles.constituency.gold_index import GoldIndex
-from oracles.constituency.paper_loss import paper_loss
+from treetool.oracles.annotate import Explore
+from treetool.oracles.constituency import from_nltk, get_constituency_system
+from treetool.oracles.constituency.annotate import annotate_tree, step_record
+from treetool.oracles.constituency.dynamic import ConstituencyOracle
+from treetool.oracles.constituency.gold_index import GoldIndex
+from treetool.oracles.constituency.paper_loss import paper_loss
 from treetool.formats.ptb import read_ptb_file
 
 from conftest import force_workers, run_cli, shared_path
@@ -162,7 +162,7 @@ def test_cli_lines_are_json_dumps_of_step_record(system_name):
 
 
 def _spans(gold):
-    from oracles.constituency.tree import preorder
+    from treetool.oracles.constituency.tree import preorder
 
     return [node.span for node in preorder(gold)]
 

@@ -1,6 +1,6 @@
 """Dynamic oracles of the constituency systems (papers/001 §3) against exhaustive search.
 
-The reference is ``oracles.constituency.search.min_loss`` (every final
+The reference is ``treetool.oracles.constituency.search.min_loss`` (every final
 configuration reachable under the systems' rules; its memo reductions are
 tested against an unreduced search in tests/test_constituency_systems.py).
 Labels: the gold labels plus one wrong label ``ZZ``. Limits: in-order with
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 import pytest
 from nltk import Tree
 
-from oracles.constituency import from_nltk, get_constituency_system
-from oracles.constituency.dynamic import ConstituencyOracle
-from oracles.constituency.exact_loss import exact_loss, limits_may_bind
-from oracles.constituency.gold_index import GoldIndex
-from oracles.constituency.paper_loss import paper_loss
-from oracles.constituency.search import gold_labels, min_loss, successors
+from treetool.oracles.constituency import from_nltk, get_constituency_system
+from treetool.oracles.constituency.dynamic import ConstituencyOracle
+from treetool.oracles.constituency.exact_loss import exact_loss, limits_may_bind
+from treetool.oracles.constituency.gold_index import GoldIndex
+from treetool.oracles.constituency.paper_loss import paper_loss
+from treetool.oracles.constituency.search import gold_labels, min_loss, successors
 from treetool.formats.ptb import read_ptb_file
 
 from conftest import run_cli, shared_path

@@ -155,7 +155,7 @@ def test_constituency_oracle_does_not_import_numpy_or_nltk(tmp_path: Path) -> No
 
     source = tmp_path / "x.mrg"
     source.write_text("( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat))) )\n")
-    script = ("import sys; from commands.app import app; app(['oracle', sys.argv[1], '--system', 'in-order', "
+    script = ("import sys; from treetool.commands.app import app; app(['oracle', sys.argv[1], '--system', 'in-order', "
               "'-o', sys.argv[2]], standalone_mode=False); print(sorted({'numpy', 'nltk', 'rich'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", script, str(source), str(tmp_path / "out")], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)

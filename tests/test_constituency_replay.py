@@ -14,7 +14,7 @@ import random
 import pytest
 from nltk import Tree
 
-from oracles.constituency.tree import bracketed, gold_and_tokens, postorder, tree_from_spans
+from treetool.oracles.constituency.tree import bracketed, gold_and_tokens, postorder, tree_from_spans
 from treetool.formats.ptb import read_ptb_file, tree_to_line
 
 from conftest import ROOT, run_cli, shared_path

@@ -15,11 +15,11 @@ import random
 import pytest
 from nltk import Tree
 
-from oracles.constituency import (
+from treetool.oracles.constituency import (
     Configuration, IllegalAction, InOrder, Node, TopDown, from_nltk, get_constituency_system, postorder,
 )
-from oracles.constituency.search import derivable, exact_costs, hamming, min_loss, reachable_trees, successors
-from oracles.constituency.tree import GoldTreeError
+from treetool.oracles.constituency.search import derivable, exact_costs, hamming, min_loss, reachable_trees, successors
+from treetool.oracles.constituency.tree import GoldTreeError
 from treetool.formats.ptb import read_ptb_file
 
 from conftest import shared_path

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from treetool.formats.files import input_size
 from conftest import ROOT, SAMPLE_DATA
 from treetool.budget import Budget, SentenceTimeout

@@ -14,7 +14,7 @@ import pytest
 import typer.main
 
 from conftest import SAMPLE_DATA, CliResult, run_cli
-from commands.app import COMMANDS, app
+from treetool.commands.app import COMMANDS, app
 
 EN = SAMPLE_DATA / "en_sample.conllu"
 PTB = SAMPLE_DATA / "wsj_sample.mrg"

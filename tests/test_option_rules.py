@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SAMPLE_DATA, run_cli
-from commands.app import app
+from treetool.commands.app import app
 
 EN = SAMPLE_DATA / "en_sample.conllu"
 PTB = SAMPLE_DATA / "wsj_sample.mrg"
@@ -115,11 +115,11 @@ def test_help_lists_every_command_with_its_summary():
     """The commands are imported lazily (start-up); ``treetool --help`` still lists each one with its summary."""
     import importlib
 
-    from commands.app import COMMANDS
+    from treetool.commands.app import COMMANDS
 
     text = run("--help").stdout
     for name, module in COMMANDS.items():
-        doc = getattr(importlib.import_module(f"commands.{module}"), f"{name}_command").__doc__
+        doc = getattr(importlib.import_module(f"treetool.commands.{module}"), f"{name}_command").__doc__
         first_words = " ".join(doc.split()[:3])
         assert re.search(rf"^  {name} +{re.escape(first_words)}", text, re.M), name
 

@@ -1,6 +1,6 @@
-"""The degree-2 Attardi oracle of papers/000 (``oracles.tabular_loss``) against exhaustive search (issue 11).
+"""The degree-2 Attardi oracle of papers/000 (``treetool.oracles.tabular_loss``) against exhaustive search (issue 11).
 
-The reference is ``system.exact_oracle`` (``oracles.search.ExhaustiveSearch``,
+The reference is ``system.exact_oracle`` (``treetool.oracles.search.ExhaustiveSearch``,
 itself checked against plain enumeration in test_oracles_search.py): costs
 straight from the definition loss(a(c)) - loss(c). Configurations come from
 exploring walks (random errors, wrong labels) steered by the exact oracle,
@@ -24,12 +24,12 @@ import pytest
 
 from conftest import SAMPLE_DATA, run_cli, shared_path
 from oracle_trees import all_trees, bf_projective, random_nonprojective, word_labels
-from oracles import Configuration, get_system
-from oracles.annotate import Explore, annotate_sentence
-from oracles.dynamic import exploring_walk
-from oracles.search import ExactOracle
-from oracles.system import with_label
-from oracles.tabular_loss import ANY_FIRST, AttardiDegree2Oracle, TabularLoss
+from treetool.oracles import Configuration, get_system
+from treetool.oracles.annotate import Explore, annotate_sentence
+from treetool.oracles.dynamic import exploring_walk
+from treetool.oracles.search import ExactOracle
+from treetool.oracles.system import with_label
+from treetool.oracles.tabular_loss import ANY_FIRST, AttardiDegree2Oracle, TabularLoss
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank
 

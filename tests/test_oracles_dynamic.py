@@ -22,9 +22,9 @@ from oracle_trees import (
     random_tree,
     word_labels,
 )
-from oracles import ExactOracle, OracleUnavailable, get_system
-from oracles.dynamic import disagreement, exploring_walk
-from oracles.system import with_label
+from treetool.oracles import ExactOracle, OracleUnavailable, get_system
+from treetool.oracles.dynamic import disagreement, exploring_walk
+from treetool.oracles.system import with_label
 from test_oracles_search import bf_finals, bf_wrong, random_walk
 from treetool.treebank import read_treebank
 

@@ -14,9 +14,9 @@ import pytest
 
 from conftest import shared_path
 from oracle_trees import all_trees, bf_projective, random_nonprojective, random_tree, word_labels
-from oracles import ExactOracle, get_system
-from oracles.dynamic import exploring_walk
-from oracles.nederhof import STRATEGIES, NederhofOracle, StrategyRestriction
+from treetool.oracles import ExactOracle, get_system
+from treetool.oracles.dynamic import exploring_walk
+from treetool.oracles.nederhof import STRATEGIES, NederhofOracle, StrategyRestriction
 from test_oracles_dynamic import all_configurations, random_projective
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import shared_path
 from oracle_trees import SYSTEM_SPECS, bf_projective, make, spec_id
-from oracles import derivable, get_system, min_degree
+from treetool.oracles import derivable, get_system, min_degree
 from treetool.treebank import read_treebank
 
 FILES = [

@@ -1,4 +1,4 @@
-"""The exhaustive search (oracles.search) against an even plainer brute force.
+"""The exhaustive search (treetool.oracles.search) against an even plainer brute force.
 
 ``bf_finals`` enumerates every complete action sequence from a configuration
 (no memo, no pruning, labels tried from a fixed alphabet) and the loss is then
@@ -22,7 +22,7 @@ from oracle_trees import (
     spec_id,
     word_labels,
 )
-from oracles import (
+from treetool.oracles import (
     Budget,
     BudgetExceeded,
     Configuration,

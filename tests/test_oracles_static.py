@@ -26,8 +26,8 @@ from oracle_trees import (
     spec_id,
     word_labels,
 )
-from oracles import canonical_oracle, derivable, get_system, min_degree, reachable_trees
-from oracles.swap import SWAP_ORDERS, projective_components, projective_order, swap_oracle, swap_run
+from treetool.oracles import canonical_oracle, derivable, get_system, min_degree, reachable_trees
+from treetool.oracles.swap import SWAP_ORDERS, projective_components, projective_order, swap_oracle, swap_run
 
 MAX_N = {"swap": 5}  # swap's configuration space grows fastest; its n = 6 enumeration takes seconds
 

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from oracle_trees import SYSTEM_SPECS, all_trees, make, random_tree, spec_id
-from oracles import (
+from treetool.oracles import (
     SYSTEMS,
     Configuration,
     IllegalAction,
@@ -314,7 +314,7 @@ def test_all_trees_helper_is_complete():
 
 
 def test_search_oracle_on_user_system_respects_budget():
-    from oracles import BudgetExceeded
+    from treetool.oracles import BudgetExceeded
 
     mine = load_system("example_system:MyArcStandard")
     with pytest.raises(BudgetExceeded):

@@ -20,7 +20,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import ROOT, SAMPLE_DATA
 
 EN = SAMPLE_DATA / "en_sample.conllu"

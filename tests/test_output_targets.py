@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import ROOT
 from treetool.formats.files import AtomicOutput, FileAccessError
 

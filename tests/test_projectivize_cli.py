@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import SAMPLE_DATA, SHARED, shared_path
 from treetool.formats.conll import read_conll
 from treetool.projectivization.optimal import optimal_projective_score

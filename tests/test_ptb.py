@@ -534,7 +534,7 @@ def test_stats_filter_and_view_on_ptb_do_not_import_nltk(args, tmp_path):
     from conftest import ROOT, SAMPLE_DATA
 
     given = [a.replace("{out}", str(tmp_path / "out.mrg")) for a in args]
-    script = ("import sys; from commands.app import app; app(sys.argv[1:], standalone_mode=False); "
+    script = ("import sys; from treetool.commands.app import app; app(sys.argv[1:], standalone_mode=False); "
               "print('nltk' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", script, given[0], str(SAMPLE_DATA / "wsj_sample.mrg"), *given[1:]],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)

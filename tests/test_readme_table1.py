@@ -17,7 +17,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from commands.app import app
+from treetool.commands.app import app
 from conftest import ROOT, ud_train_file
 from treetool.treebank import read_treebank
 

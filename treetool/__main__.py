@@ -1,5 +1,5 @@
 """``python -m treetool`` runs the command line."""
 
-from commands.app import main
+from treetool.commands.app import main
 
 main()

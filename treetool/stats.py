@@ -202,8 +202,8 @@ class ConstituencyStats:
     derivable: Counter = field(default_factory=Counter)
 
     def add(self, tree: Any) -> None:
-        from oracles.constituency import CONSTITUENCY_SYSTEMS, from_nltk, preorder
-        from oracles.constituency.tree import is_preterminal
+        from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, from_nltk, preorder
+        from treetool.oracles.constituency.tree import is_preterminal
 
         if is_preterminal(tree):
             self.trees += 1
@@ -239,7 +239,7 @@ class ConstituencyStats:
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready summary; shares are percentages, n/a (None) over no trees."""
-        from oracles.constituency import CONSTITUENCY_SYSTEMS
+        from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 
         out: dict[str, Any] = {
             "file": self.name, "trees": self.trees, "words": self.words,
@@ -256,8 +256,8 @@ class ConstituencyStats:
 
 
 def _unary_chains(gold: Any) -> Iterator[int]:
-    """The length of every maximal chain of unary nodes of a gold tree (oracles.constituency.Node)."""
-    from oracles.constituency import preorder
+    """The length of every maximal chain of unary nodes of a gold tree (treetool.oracles.constituency.Node)."""
+    from treetool.oracles.constituency import preorder
 
     inside: set[int] = set()  # ids of unary nodes whose parent is unary too
     for node in preorder(gold):

@@ -1,17 +1,17 @@
 """Constituency transition systems (papers/001 §2): top-down and in-order.
 
 >>> from nltk import Tree
->>> from oracles.constituency import get_constituency_system, from_nltk
+>>> from treetool.oracles.constituency import get_constituency_system, from_nltk
 >>> gold = from_nltk(Tree.fromstring("(S (NP (DT The) (NN cat)) (VP (VBD sat)))"))
 >>> get_constituency_system("top-down").static_oracle(gold)
 ['NT(S)', 'NT(NP)', 'SHIFT', 'SHIFT', 'REDUCE', 'NT(VP)', 'SHIFT', 'REDUCE', 'REDUCE']
 >>> get_constituency_system("in-order").static_oracle(gold)
 ['SHIFT', 'PJ(NP)', 'SHIFT', 'REDUCE', 'PJ(S)', 'SHIFT', 'PJ(VP)', 'REDUCE', 'REDUCE', 'TERM']
 
-The interface is in :mod:`oracles.constituency.system`, the gold trees in
-:mod:`~oracles.constituency.tree`, one module per system
-(:mod:`~oracles.constituency.top_down`, :mod:`~oracles.constituency.in_order`)
-and the exhaustive search in :mod:`~oracles.constituency.search`.
+The interface is in :mod:`treetool.oracles.constituency.system`, the gold trees in
+:mod:`~treetool.oracles.constituency.tree`, one module per system
+(:mod:`~treetool.oracles.constituency.top_down`, :mod:`~treetool.oracles.constituency.in_order`)
+and the exhaustive search in :mod:`~treetool.oracles.constituency.search`.
 """
 
 from __future__ import annotations

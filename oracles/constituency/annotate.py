@@ -1,12 +1,12 @@
 """``treetool annotate`` for the constituency systems: walk a gold tree with the dynamic oracle's costs at each step.
 
-The same policies as for dependencies (:mod:`oracles.annotate`): ``static``
+The same policies as for dependencies (:mod:`treetool.oracles.annotate`): ``static``
 follows the static oracle (papers/001 Figures 3 and 5; the first optimal
 action when the parser's limits forbid the gold tree), ``explore`` takes a
 random non-optimal action with probability ``error_rate`` (same random stream
 per sentence position), ``predicted`` follows the static sequence of another
 tree of the same words. Costs come from
-:class:`~oracles.constituency.dynamic.ConstituencyOracle`.
+:class:`~treetool.oracles.constituency.dynamic.ConstituencyOracle`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from oracles.annotate import Explore, Predicted, Static
+from treetool.oracles.annotate import Explore, Predicted, Static
 from treetool.budget import UNLIMITED, Budget
 
 from .dynamic import ConstituencyOracle

@@ -13,7 +13,7 @@ before it (papers/001 §3.1). Two ways of computing it:
     longest subsequence of them in gold order). Not exact under the real
     parsers' rules: see the README for the measured rate and the corners.
 
-``exact`` (:class:`~oracles.constituency.exact_loss.ExactLoss`)
+``exact`` (:class:`~treetool.oracles.constituency.exact_loss.ExactLoss`)
     The true minimum, by a different decomposition: a min-plus chain over
     the ends at which the open non-terminals will be reduced, with a
     per-sentence cut table (module doc of :mod:`.exact_loss`, which lists
@@ -72,7 +72,7 @@ class ConstituencyOracle:
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
                  max_length: int | None = 10, *, max_states: int | None = None, budget: Any = UNLIMITED) -> None:
-        from oracles.system import OracleUnavailable
+        from treetool.oracles.system import OracleUnavailable
 
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
@@ -100,7 +100,7 @@ class ConstituencyOracle:
         return self._search(config)
 
     def _search(self, config: Configuration) -> int:
-        from oracles.system import OracleUnavailable
+        from treetool.oracles.system import OracleUnavailable
 
         from .search import min_loss
 

@@ -1,6 +1,6 @@
 """Exhaustive search over the computations of any constituency system (the reference for tests).
 
-Written once against :class:`~oracles.constituency.system.ConstituencySystem`
+Written once against :class:`~treetool.oracles.constituency.system.ConstituencySystem`
 (``initial``, ``legal_actions``, ``apply``, ``is_final``), with no
 system-specific code. Labels: ``NT(X)``/``PJ(X)`` are tried for every X of the
 label set given (e.g. the gold labels plus one wrong label).

@@ -18,7 +18,7 @@ Actions are strings: ``SHIFT``, ``REDUCE``, ``NT(X)`` (top-down), ``PJ(X)`` and
 (``"SHIFT"``, ``"NT"``, ``"PJ"``, ``"REDUCE"``, ``"TERM"``) in a fixed order: a
 labelled kind (``NT``/``PJ``) stands for that action with any label.
 
-A gold tree is a :class:`~oracles.constituency.tree.Node` (``from_nltk``).
+A gold tree is a :class:`~treetool.oracles.constituency.tree.Node` (``from_nltk``).
 """
 
 from __future__ import annotations
