@@ -126,8 +126,19 @@ def _names_as_typed(result_bytes: bytes, path: str) -> bytes:
     return result_bytes.replace(os.fsencode(path), b"<input>")
 
 
-def _quiet_start_process(args: list[str], **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "treetool", *args], **kwargs)
+def _default_signals() -> None:
+    """In the child before exec: SIGTERM and SIGHUP at their defaults, whatever the test run inherited.
+
+    A run under ``nohup`` (or any parent ignoring SIGHUP) passes the ignored signal on, and treetool keeps a
+    signal ignored on entry ignored, as it should: the test is of treetool's handling, not of the parent's.
+    """
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGHUP})
+
+
+def _start_process(args: list[str], **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "treetool", *args], preexec_fn=_default_signals, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -428,7 +439,7 @@ def test_a_terminated_run_leaves_the_old_output_and_no_temporary_file(tmp_path, 
     target.write_bytes(b"precious\n")
     args = _args(["-" if token == source else token for token in template], files)
     data = files[source].read_bytes()
-    proc = _quiet_start_process([*args, "-o", str(target)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    proc = _start_process([*args, "-o", str(target)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
     try:
         proc.stdin.write(data[: len(data) // 2])  # the rest never comes: the run waits, its output open
