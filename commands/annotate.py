@@ -47,6 +47,11 @@ StepFormat = choices("StepFormat", STEP_FORMATS)
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
+#: The longest sentence the exact search takes by default: a longer one is skipped at once, where searching it
+#: would only reach the default --max-states (swap: 61,650 configurations for 7 words, about 550,000 for 8).
+DEFAULT_MAX_LENGTH = 10
+EXACT_MAX_LENGTH = {"swap": 7}
+
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted", "align"), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
@@ -81,7 +86,7 @@ def annotate_command(
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
     strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
-    max_length: Annotated[int, typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail).")] = 10,
+    max_length: Annotated[Optional[int], typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail) [default: 7 for swap, whose search of an 8-word sentence passes the default --max-states; else 10].", show_default=False)] = None,
     max_states: Annotated[int, typer.Option("--max-states", min=1, metavar="N", help="Exact search: the most configurations it expands for one sentence (its time and memory, the same on every machine); a sentence that needs more is skipped and counted (an error with --on-timeout fail).")] = DEFAULT_MAX_STATES,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -134,6 +139,8 @@ def annotate_command(
       treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
     """
+    if max_length is None:
+        max_length = EXACT_MAX_LENGTH.get(system, DEFAULT_MAX_LENGTH)
     if system in CONSTITUENCY_SYSTEMS:
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,

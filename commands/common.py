@@ -41,6 +41,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_BAD_INPUT = 2
 EXIT_WRITE_FAILED = 1
+#: The key of ``ctx.meta`` where a command whose status 1 is an answer (diff: the files differ) puts the status
+#: of a failed write instead.
+WRITE_FAILED_STATUS = "treetool.write_failed_status"
 
 
 def choices(name: str, values: Sequence[str]) -> Any:
@@ -295,6 +298,8 @@ def cli_command(fn: F) -> F:
         except OSError as err:
             message, status = os_error_line(err)
             _print_last_words(message)
+            if status == EXIT_WRITE_FAILED:
+                status = kwargs["ctx"].meta.get(WRITE_FAILED_STATUS, status)
             raise typer.Exit(status) from None
         except KeyboardInterrupt:
             raise typer.Exit(128 + signal.SIGINT) from None

@@ -12,7 +12,10 @@ from treetool.compare import ComparisonTotal, SentenceComparison, aligned_senten
 from treetool.report import NOT_APPLICABLE
 from treetool.treebank import read_treebank
 
-from .common import Align, FromFormat, ReadToTheEnd, align_option, choices, cli_command, dependency_inputs
+from .common import (
+    EXIT_BAD_INPUT, WRITE_FAILED_STATUS, Align, FromFormat, ReadToTheEnd, align_option, choices, cli_command,
+    dependency_inputs,
+)
 
 DIFF_FORMATS = ("text", "json", "tsv")
 DiffFormat = choices("DiffFormat", DIFF_FORMATS)
@@ -108,6 +111,7 @@ def diff_command(
       treetool diff gold.conllu parser_output.conllx --align position
     """
     (gold_path, gold_fmt), (other_path, other_fmt) = dependency_inputs(ctx, [gold, other], from_format)
+    ctx.meta[WRITE_FAILED_STATUS] = EXIT_BAD_INPUT  # 1 says "the files differ": a failed write is diff's error, 2
     stdout = ReadToTheEnd(sys.stdout)  # `diff a b | head -1` still exits 1 when a later sentence differs
     out = OUTPUTS[diff_format.value](stdout)
     total = ComparisonTotal()

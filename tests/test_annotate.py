@@ -325,7 +325,7 @@ def test_exact_search_skips_and_counts_sentences_beyond_max_states(tmp_path):
     """The default state cap ends the exact search of a sentence it cannot finish (swap on 9 words: millions)."""
     path = tmp_path / "g.conllu"
     path.write_text(conllu([("tiny", [-1, 0], None), ("big", [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
-    result = run("annotate", path, "--system", "swap", "--max-states", "500")
+    result = run("annotate", path, "--system", "swap", "--max-length", "10", "--max-states", "500")
     assert result.returncode == 0, result.stderr
     assert result.stderr == (b"warning: 1 sentence skipped: exact search needs more than --max-states 500 "
                              b"configurations (--max-states raises the limit): big\n")
@@ -335,11 +335,11 @@ def test_exact_search_skips_and_counts_sentences_beyond_max_states(tmp_path):
 def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
     path = tmp_path / "g.conllu"
     path.write_text(conllu([("tiny", [-1, 0], None), ("big", [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
-    result = run("annotate", path, "--system", "swap", "--max-seconds", "0.2")
+    result = run("annotate", path, "--system", "swap", "--max-length", "20", "--max-seconds", "0.2")
     assert result.returncode == 0
     assert b"warning: 1 sentence ran out of --max-seconds 0.2 and was skipped: big" in result.stderr
     assert {r["sent_id"] for r in records(result.stdout)} == {"tiny"}
-    failed = run("annotate", path, "--system", "swap", "--max-seconds", "0.2", "--on-timeout", "fail")
+    failed = run("annotate", path, "--system", "swap", "--max-length", "20", "--max-seconds", "0.2", "--on-timeout", "fail")
     assert failed.returncode == 2 and b"g.conllu:4: exact search: " in failed.stderr and b"(sentence big)" in failed.stderr
 
 
@@ -347,7 +347,7 @@ def test_a_timed_out_sentence_without_sent_id_is_named_by_file_and_line(tmp_path
     """Warnings name a sentence as the error messages do (sent_id, else file:line), not by a position to count."""
     path = tmp_path / "g.conllu"
     path.write_text(conllu([(None, [-1, 0], None), (None, [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
-    result = run("annotate", path, "--system", "swap", "--max-seconds", "0.2")
+    result = run("annotate", path, "--system", "swap", "--max-length", "20", "--max-seconds", "0.2")
     assert result.returncode == 0
     assert f"was skipped: {path}:3".encode() in result.stderr
 

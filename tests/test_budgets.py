@@ -214,7 +214,8 @@ def test_exact_loss_under_3000_open_non_terminals(name):
 
 
 def test_swap_defaults_skip_and_count_what_the_search_cannot_reach(tmp_path):
-    """The bundled sample's 8-word sentence needs ~550,000 configurations: the default cap skips it, counted."""
+    """The bundled sample's 8-word sentence needs ~550,000 configurations: swap's default --max-length (7)
+    skips it at once, counted; with the length allowed, the default --max-states cap skips it, counted."""
     sample = (SAMPLE_DATA / "en_sample.conllu").read_text(encoding="utf-8")
     first = sample.split("\n\n")[0] + "\n\n"
     path = tmp_path / "sample.conllu"
@@ -223,5 +224,10 @@ def test_swap_defaults_skip_and_count_what_the_search_cannot_reach(tmp_path):
                             cwd=ROOT, capture_output=True, text=True, timeout=300)  # a hang guard only
     assert result.returncode == 0, result.stderr
     assert '"sent_id": "short"' in result.stdout and '"sent_id": "en-1"' not in result.stdout
-    assert result.stderr == ("warning: 1 sentence skipped: exact search needs more than --max-states 100000 "
-                             "configurations (--max-states raises the limit): en-1\n")
+    assert result.stderr == "warning: 1 sentence skipped: longer than --max-length 7 (--max-length raises the limit): en-1\n"
+    searched = subprocess.run([sys.executable, "-m", "treetool", "annotate", str(path), "--system", "swap",
+                               "--max-length", "10"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert searched.returncode == 0, searched.stderr
+    assert searched.stdout == result.stdout
+    assert searched.stderr == ("warning: 1 sentence skipped: exact search needs more than --max-states 100000 "
+                               "configurations (--max-states raises the limit): en-1\n")

@@ -267,8 +267,24 @@ def _run_with_output(files: dict[str, Path], name: str, option: str, target: Pat
     return run_cli(*_args(template, files), option, target)
 
 
-@pytest.mark.parametrize("name, option", OUTPUT_CASES)
-def test_an_output_over_its_hard_linked_input_gets_the_plain_runs_output(tmp_path, files, name, option):
+SIDE_OUTPUT_CASES = [(name, option) for name, option in OUTPUT_CASES if option != "-o"]
+
+
+@pytest.mark.parametrize("name, option", SIDE_OUTPUT_CASES)
+def test_a_side_output_naming_an_input_is_refused(tmp_path, files, name, option):
+    """--rejects or --report-file over the treebank read is a slip, not a wish: the input stays."""
+    template, _ = OUTPUTS[name]
+    source = next(token for token in template if token in files)
+    before = files[source].read_bytes()
+    got = _run_with_output(files, name, option, files[source])
+    assert got.returncode == 2, got.stderr
+    assert b"is the input" in got.stderr and got.stderr.count(b"\n") == 1
+    assert files[source].read_bytes() == before
+
+
+@pytest.mark.parametrize("name", [name for name, (_, options) in OUTPUTS.items() if "-o" in options])
+def test_an_output_over_its_hard_linked_input_gets_the_plain_runs_output(tmp_path, files, name):
+    option = "-o"
     template, _ = OUTPUTS[name]
     source = next(token for token in template if token in files)
     fresh = tmp_path / "fresh.out"
@@ -491,3 +507,64 @@ def test_diff_with_a_closed_pipe_still_says_the_files_differ(files):
     finally:
         os.close(write)
     assert (different.returncode, same.returncode) == (1, 0)
+
+
+def test_a_signal_during_the_copy_into_a_hard_linked_file_waits_for_the_copy(tmp_path, monkeypatch):
+    """The spool is copied over the old content at the end: a SIGTERM then must not leave half a file."""
+    import shutil
+
+    import treetool.formats.files as F
+
+    target = tmp_path / "out.conllu"
+    target.write_bytes(b"old\n")
+    os.link(target, tmp_path / "second-link")
+    new = b"new line\n" * 100_000
+    real_copy = shutil.copyfileobj
+
+    def copy_with_a_signal_in_the_middle(source, destination, length=0):
+        destination.write(source.read(len(new) // 2))
+        os.kill(os.getpid(), signal.SIGTERM)  # held until the copy is done
+        real_copy(source, destination, length)
+
+    class Terminated(BaseException):
+        pass
+
+    def terminate(signum, frame):
+        raise Terminated
+
+    monkeypatch.setattr(shutil, "copyfileobj", copy_with_a_signal_in_the_middle)
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        out = F.AtomicOutput(str(target))
+        out.write(new)
+        with pytest.raises(Terminated):
+            out.commit()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert target.read_bytes() == new == (tmp_path / "second-link").read_bytes()
+
+
+def test_a_file_of_another_owner_is_rewritten_in_place_keeping_its_owner(tmp_path, monkeypatch):
+    """A user rewriting a file of another owner (writable to them) cannot give a replacement its owner back,
+    and a sticky folder (/tmp) refuses the rename: the file is rewritten in place, as the shell does."""
+    import treetool.formats.files as F
+
+    target = tmp_path / "shared.conllu"
+    target.write_bytes(b"old\n")
+    before = target.stat()
+    monkeypatch.setattr(F.os, "geteuid", lambda: before.st_uid + 1)  # someone else
+    out = F.AtomicOutput(str(target))
+    out.write(b"new\n")
+    out.commit()
+    after = target.stat()
+    assert target.read_bytes() == b"new\n"
+    assert (after.st_ino, after.st_uid, after.st_gid) == (before.st_ino, before.st_uid, before.st_gid)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full to fail a write")
+def test_diff_that_cannot_write_says_error_not_different(files):
+    """diff's 1 means "the files differ": a failed write is its error status, 2."""
+    with open("/dev/full", "wb") as full:
+        got = subprocess.run([sys.executable, "-m", "treetool", "diff", str(files["GOLD"]), str(files["GOLD"])],
+                             stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert got.returncode == 2 and got.stderr.strip().endswith(b"No space left on device")

@@ -57,7 +57,7 @@ class PlotFile:
 
     def __init__(self, path: str) -> None:
         self.format = plot_format(path)
-        self._out = AtomicOutput(path)
+        self._out = AtomicOutput(path, may_replace_input=False)
         self._saved = False
         try:
             figure_class()

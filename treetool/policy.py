@@ -24,7 +24,7 @@ class ErrorPolicy:
         self.mode = mode
         self.skipped = 0
         self.first: TreebankError | None = None
-        self._rejects = AtomicOutput(rejects) if rejects else None
+        self._rejects = AtomicOutput(rejects, may_replace_input=False) if rejects else None
 
     def __call__(self, error: TreebankError) -> None:
         if self.mode == "fail":

@@ -176,7 +176,7 @@ class JsonReportFile:
     def __init__(self, path: str | None) -> None:
         from .formats.files import AtomicOutput
 
-        self._out = AtomicOutput(path) if path else None
+        self._out = AtomicOutput(path, may_replace_input=False) if path else None
 
     def write(self, doc: Mapping[str, Any]) -> None:
         if self._out is not None:

@@ -18,9 +18,11 @@ import gzip
 import io
 import lzma
 import os
+import signal
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, NoReturn
 
@@ -234,9 +236,14 @@ class AtomicOutput:
     * a new file, or an existing one with a single link, is written to a
       nameless temporary file beside it (``O_TMPFILE``; elsewhere a hidden
       ``.NAME.*.part``) that :meth:`commit` links into place by rename;
-    * a file with other hard links, or in a folder where no temporary file
-      can be made, is written to a nameless spool and copied into the file
-      itself at :meth:`commit`, so the links and the file stay one.
+    * a file with other hard links, one whose owner a replacement could not
+      keep, or one in a folder where no temporary file can be made, is
+      written to a nameless spool and copied into the file itself at
+      :meth:`commit` (signals held meanwhile), so the links, the owner and
+      the file stay one.
+
+    ``may_replace_input=False`` (rejects, reports, plots) refuses a file that
+    is one of the run's inputs: only the main output may rewrite an input.
 
     An existing file is first opened for writing (not truncated), so a file
     the shell would refuse (read-only) is refused too, with the same reason.
@@ -251,9 +258,10 @@ class AtomicOutput:
     errors are raised as :class:`FileAccessError` naming ``path``.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, may_replace_input: bool = True) -> None:
         self.path = path
         self.name = STDOUT_NAME if path == "-" else path
+        self._may_replace_input = may_replace_input  # False for side outputs (rejects, reports): never an input
         self._owned = path != "-"
         self._temp: str | None = None  # a named temporary file, renamed over _target at commit
         self._target = ""  # the file a temporary file replaces at commit
@@ -281,12 +289,12 @@ class AtomicOutput:
         if existing is not None and not stat.S_ISREG(existing.st_mode):
             files.add_output(run_files.identity(path, existing, resolved), deferred=False)
             return _open_in_place(path, 0)
-        files.add_output(run_files.identity(path, existing, resolved), deferred=True)
+        files.add_output(run_files.identity(path, existing, resolved), deferred=self._may_replace_input)
         if existing is None:
             return self._replacement(resolved, None)
         target = _open_in_place(resolved, 0)  # the shell's permission check; nothing is truncated
         try:
-            if existing.st_nlink == 1:
+            if existing.st_nlink == 1 and _can_keep_owner(existing):
                 try:
                     replacement = self._replacement(resolved, existing)
                 except OSError:
@@ -486,15 +494,43 @@ def _spool(target: str) -> IO[bytes]:
 
 
 def _copy_spool(spool: IO[bytes], target: IO[bytes]) -> None:
-    """Replace the content of ``target`` (opened, not truncated) by the spool's, and close both."""
+    """Replace the content of ``target`` (opened, not truncated) by the spool's, and close both.
+
+    Between the truncation and the last byte the file is neither old nor new,
+    so SIGINT, SIGTERM and SIGHUP wait until the copy is done (SIGKILL cannot
+    be held off: the one window in which a killed run can cut such a file).
+    """
     import shutil
 
     spool.flush()
     spool.seek(0)
-    os.ftruncate(target.fileno(), 0)
-    shutil.copyfileobj(spool, target, 1 << 20)
-    target.close()
+    with _signals_held():
+        os.ftruncate(target.fileno(), 0)
+        shutil.copyfileobj(spool, target, 1 << 20)
+        target.close()
     spool.close()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Delay the signals that end a run until the block is done (where the platform can)."""
+    held = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _can_keep_owner(old: os.stat_result) -> bool:
+    """Whether a replacement file can have ``old``'s owner and group: else the file is rewritten in place,
+    as the shell would (a replaced file would change hands, and a sticky folder refuses the rename)."""
+    if os.name != "posix" or os.geteuid() == 0:
+        return True
+    return old.st_uid == os.geteuid() and (old.st_gid == os.getegid() or old.st_gid in os.getgroups())
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
