@@ -21,6 +21,7 @@ import os
 import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -266,12 +267,17 @@ class AtomicOutput:
         self._temp: str | None = None  # a named temporary file, renamed over _target at commit
         self._target = ""  # the file a temporary file replaces at commit
         self._copy_into: IO[bytes] | None = None  # the file a spool is copied into at commit
+        self._file: IO[bytes] | None = None
+        self.stream: IO[bytes] | None = None
         try:
-            self._file: IO[bytes] = self._open(path) if self._owned else self._stdout()
-        except OSError as err:
-            _raise_for_write(self.name, err)
-        _, ext = _split_compression(path)
-        self.stream: IO[bytes] = _COMPRESSORS[ext](self._file, "wb") if ext else self._file
+            self._file = self._open(path) if self._owned else self._stdout()
+            _, ext = _split_compression(path)
+            self.stream = _COMPRESSORS[ext](self._file, "wb") if ext else self._file
+        except BaseException as err:  # an error or a signal while opening: no temporary file stays behind
+            self.abort()
+            if isinstance(err, OSError):
+                _raise_for_write(self.name, err)
+            raise
 
     def _stdout(self) -> IO[bytes]:
         run_files.current().add_output(run_files.descriptor_identity(sys.stdout.buffer, STDOUT_NAME), deferred=False)
@@ -310,7 +316,8 @@ class AtomicOutput:
 
     def _replacement(self, target: str, existing: os.stat_result | None) -> IO[bytes]:
         """A temporary file beside ``target`` that :meth:`commit` renames over it."""
-        fd, self._temp = _create_beside(target, os.O_WRONLY)
+        with _signals_held():  # a temporary file is recorded for abort() as soon as it exists
+            fd, self._temp = _create_beside(target, os.O_WRONLY)
         self._target = target
         if existing is not None:
             _keep_owner_and_mode(fd, existing)
@@ -445,7 +452,8 @@ def _create_beside(target: str, access: int) -> tuple[int, str | None]:
 def _can_link(fd: int, target: str) -> bool:
     """Try once whether a nameless file can be given a name (some sandboxes refuse the link through /proc)."""
     try:
-        os.unlink(_link_nameless(fd, target))
+        with _signals_held():
+            os.unlink(_link_nameless(fd, target))
         return True
     except OSError:
         return False
@@ -483,13 +491,14 @@ def _spool(target: str) -> IO[bytes]:
     """A nameless temporary file to hold an output until the run is over: beside ``target`` when its folder
     allows one (the same disk), else in the temporary folder."""
     try:
-        fd, name = _create_beside(target, os.O_RDWR)
+        with _signals_held():  # a named spool is unlinked before a signal can leave it behind
+            fd, name = _create_beside(target, os.O_RDWR)
+            if name is not None:
+                os.unlink(name)
     except OSError:
         import tempfile
 
         return tempfile.TemporaryFile()
-    if name is not None:
-        os.unlink(name)
     return os.fdopen(fd, "w+b")
 
 
@@ -513,16 +522,27 @@ def _copy_spool(spool: IO[bytes], target: IO[bytes]) -> None:
 
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    """Delay the signals that end a run until the block is done (where the platform can)."""
-    held = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
-    if not hasattr(signal, "pthread_sigmask"):
+    """Delay the signals that end a run until the block is done.
+
+    The handlers are swapped for one that notes the signal, and the signals
+    noted are raised again afterwards (a signal mask would not do: another
+    thread, the progress display's say, would take the signal, and Python
+    runs its handler in the main thread all the same).  Only the main thread
+    may set handlers; elsewhere nothing is held.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    noted: list[int] = []
+    held = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    before = {signum: signal.signal(signum, lambda signum, frame: noted.append(signum)) for signum in held}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        for signum in noted:
+            signal.raise_signal(signum)
 
 
 def _can_keep_owner(old: os.stat_result) -> bool:
