@@ -16,7 +16,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, SAMPLE_DATA
+from conftest import ROOT, SAMPLE_DATA, run_cli
 
 EN = SAMPLE_DATA / "en_sample.conllu"
 PTB = SAMPLE_DATA / "wsj_sample.mrg"
@@ -124,3 +124,20 @@ def test_corrupt_compressed_input_is_one_line(tmp_path, data):
     assert result.returncode == 2
     err = result.stderr.decode()
     assert err.startswith(f"{path}: ") and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_conllx_on_stdin_is_told_by_its_roots_or_phead_column():
+    """A CoNLL-X stream (no comments) whose sentence has several roots or a numeric PHEAD reads as CoNLL-X."""
+    from treetool.formats.files import format_from_text
+
+    word = "{id}\tw\tw\tX\tX\t_\t{head}\tdep\t{phead}\t_"
+    two_roots = "\n".join([word.format(id=1, head=0, phead="_"), word.format(id=2, head=0, phead="_")]) + "\n\n"
+    phead = "\n".join([word.format(id=1, head=2, phead="2"), word.format(id=2, head=0, phead="_")]) + "\n\n"
+    one_root = "\n".join([word.format(id=1, head=2, phead="_"), word.format(id=2, head=0, phead="_")]) + "\n\n"
+    deps = "\n".join([word.format(id=1, head=2, phead="2:dep"), word.format(id=2, head=0, phead="0:root")]) + "\n\n"
+    assert format_from_text(two_roots) == format_from_text(phead) == "conllx"
+    assert format_from_text(one_root) == format_from_text(deps) == "conllu"
+    assert format_from_text("# sent_id = 1\n" + two_roots) == "conllu"
+    data = (SAMPLE_DATA / "en_sample.conllx").read_bytes()
+    result = run_cli("filter", "-", stdin=data)
+    assert result.returncode == 0 and result.stdout == data

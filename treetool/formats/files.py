@@ -104,20 +104,38 @@ def format_from_name(name: str) -> str | None:
 def format_from_text(text: str) -> str | None:
     """Guess the format from the start of a file: brackets are PTB, tab-separated lines CoNLL.
 
-    CoNLL-U and CoNLL-X cannot always be told apart by content; comments,
-    multiword tokens or empty nodes mean CoNLL-U, and so does the rest
-    (use ``--from conllx`` for CoNLL-X semantics on such input).
+    CoNLL-U and CoNLL-X cannot always be told apart by content.  Comments,
+    multiword tokens or empty nodes mean CoNLL-U; a sentence with several
+    roots, or a bare number in the ninth column (CoNLL-X's PHEAD, where
+    CoNLL-U's DEPS holds ``head:relation`` pairs), means CoNLL-X; anything
+    else reads as CoNLL-U (``--from conllx`` gives CoNLL-X semantics).
     """
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("("):
-            return "ptb"
-        if stripped.startswith("#") or "\t" in stripped:
-            return "conllu"
+    lines = [line.strip() for line in text.splitlines()]
+    first = next((line for line in lines if line), None)
+    if first is None:
         return None
-    return None
+    if first.startswith("("):
+        return "ptb"
+    if not (first.startswith("#") or "\t" in first):
+        return None
+    return "conllx" if _looks_like_conllx(lines) else "conllu"
+
+
+def _looks_like_conllx(lines: list[str]) -> bool:
+    roots = 0
+    for line in lines[:-1]:  # the last line may be cut off
+        if line.startswith("#"):
+            return False
+        columns = line.split("\t")
+        if not line:
+            roots = 0
+            continue
+        if len(columns) < 10 or not columns[0].isdigit():
+            return False  # a multiword token or empty node (CoNLL-U), or not CoNLL at all
+        roots += columns[6] == "0"
+        if roots > 1 or columns[8].isdigit():
+            return True
+    return False
 
 
 def open_binary_input(path: str) -> IO[bytes]:
