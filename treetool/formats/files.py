@@ -174,7 +174,7 @@ def set_aside(path: str, stream: IO[bytes]) -> None:
     a device is kept, with what it has buffered, for the next
     :func:`open_binary_input` of the same path.
     """
-    if path != "-" and _reopenable(stream):
+    if readable_twice(path):
         stream.close()
     else:
         run_files.current().parked[path] = stream
@@ -194,13 +194,6 @@ def close_input(path: str, stream: IO[bytes]) -> None:
     """Close an input read to its end (stdin stays open: it is the process's)."""
     if path != "-":
         stream.close()
-
-
-def _reopenable(stream: IO[bytes]) -> bool:
-    try:
-        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return False
 
 
 def _peekable(raw: IO[bytes]) -> io.BufferedReader:
