@@ -1,8 +1,10 @@
-"""Arc-eager (Nivre 2003) with the root at the end of the buffer, and its non-monotonic variants.
+"""Arc-eager (Nivre 2003) with the root at the end of the buffer or at the bottom of the stack, and its non-monotonic variants.
 
-Conventions follow Honnibal, Goldberg & Johnson (2013), papers/004 §2: the
-stack starts empty and the buffer holds ``1..n`` followed by the root 0,
-which may be shifted only onto an empty stack.
+Conventions follow Honnibal, Goldberg & Johnson (2013), papers/004 §2, by
+default (``root="last"``): the stack starts empty and the buffer holds
+``1..n`` followed by the root 0, which may be shifted only onto an empty
+stack. ``root="first"`` is arc-eager as in Nivre (2008) and Goldberg &
+Nivre (2012) §3: the stack starts as ``[0]``, the buffer is ``1..n``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
+from .layout import check_root
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+from .vocabulary import ActionKinds
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
 
@@ -22,9 +26,9 @@ NM_VARIANTS = ("L", "D", "LD")
 
 
 def arc_eager_oracle(
-    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, reduce: str = "eager"
+    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, reduce: str = "eager", root: str = "last"
 ) -> list[Action] | None:
-    """The usual static oracle of arc-eager (Nivre 2003, 2008), root at the end of the buffer.
+    """The usual static oracle of arc-eager (Nivre 2003, 2008), with the root ``last`` or ``first``.
 
     In priority order: ``LA`` when s0's gold head is b0; ``RA`` when b0's gold
     head is s0; ``RE`` when s0 has its head and all its gold dependents and
@@ -33,12 +37,14 @@ def arc_eager_oracle(
     head or a headless gold dependent of b0 lies below s0 on the stack, or b0
     is the root (Nivre 2008 §4.2's condition). A reduction of s0 while it
     still misses dependents would lose them, so the oracle then returns
-    ``None``, as it does when it gets stuck. Only gold arcs are built; the
+    ``None``, as it does when it gets stuck or, root first, when the buffer
+    runs out with a word still headless. Only gold arcs are built; the
     oracle derives every projective tree and no other (checked against
     exhaustive search). Linear time: the lazy test uses two counters.
     """
     if reduce not in REDUCE_MODES:
         raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
+    check_root(root)
     lazy = reduce == "lazy"
     heads = as_heads(gold_heads)
     n = len(heads) - 1
@@ -48,20 +54,23 @@ def arc_eager_oracle(
     has_head = [False] * (n + 1)
     on_stack = [False] * (n + 1)
     waiting = [0] * (n + 1)  # headless words on the stack, counted at their gold head
-    stack: list[int] = []
+    stack: list[int] = [] if root == "last" else [0]
+    on_stack[0] = root == "first"
     out: list[Action] = []
     act = out.append
-    nxt = 1  # b0 = nxt for nxt <= n, the root 0 for nxt == n + 1; empty buffer after
-    while nxt <= n + 1:
+    nxt = 1  # b0 = nxt for nxt <= n, the root 0 for nxt == n + 1 (root last); empty buffer after
+    last = n + 1 if root == "last" else n
+    while nxt <= last:
         b0 = nxt if nxt <= n else 0
         if stack:
             s0 = stack[-1]
-            if heads[s0] == b0 and not has_head[s0]:
+            if heads[s0] == b0 and not has_head[s0]:  # heads[0] == -1: never for s0 = 0
                 if pending[s0]:
                     return None  # s0 must leave now, but still lacks dependents
                 act("LA" if gold_labels is None else f"LA({gold_labels[s0]})")
                 pending[b0] -= 1
                 waiting[b0] -= 1
+                has_head[s0] = True
                 on_stack[s0] = False
                 stack.pop()
                 continue
@@ -89,37 +98,53 @@ def arc_eager_oracle(
             waiting[heads[b0]] += 1
         stack.append(b0)
         nxt += 1
-    return out
+    return out if all(has_head[1:]) else None
 
 
 class ArcEager(TransitionSystem):
-    """Arc-eager (Nivre 2003) with the root last, as in Honnibal et al. (2013) §2.
+    """Arc-eager (Nivre 2003), the root last as in Honnibal et al. (2013) §2 or first as in Nivre (2008).
 
-    Stack ``[]``, buffer ``1..n, 0``. ``SH``: move b0 to the stack (the root
-    0 only onto an empty stack). ``LA``: ``b0 -> s0``, pop (s0 has no head).
-    ``RA``: ``s0 -> b0``, push b0 (b0 != 0). ``RE``: pop (s0 has a head).
-    Final: empty buffer. Derives exactly the projective trees (checked
-    against exhaustive search). ``reduce`` (``eager``/``lazy``) selects the
-    static oracle's reduce policy (:func:`arc_eager_oracle`).
+    ``root="last"`` (the default): stack ``[]``, buffer ``1..n, 0``. ``SH``:
+    move b0 to the stack (the root 0 only onto an empty stack). ``LA``:
+    ``b0 -> s0``, pop (s0 has no head). ``RA``: ``s0 -> b0``, push b0 (b0 !=
+    0). ``RE``: pop (s0 has a head). Final: empty buffer.
+
+    ``root="first"``: stack ``[0]``, buffer ``1..n``; the same transitions,
+    with ``LA`` refused on the root (s0 != 0) and ``RA`` from it allowed
+    (``0 -> b0``). Final: empty buffer (Nivre 2008's terminal condition),
+    where the computation ends: no transition is legal then, and the words
+    left on the stack without a head stay headless (wrong, for the loss);
+    with the root last the same holds by construction (the stack is
+    ``[0]``). Goldberg & Nivre (2012) §3 define the dynamic oracle on this
+    system.
+
+    Both derive exactly the projective trees (checked against exhaustive
+    search). ``reduce`` (``eager``/``lazy``) selects the static oracle's
+    reduce policy (:func:`arc_eager_oracle`).
     """
 
     name = "arc-eager"
     monotonic = True
     detached_words_final = True
     exact_dynamic_oracle = "projective"
+    action_kinds = ActionKinds(order=("SH", "LA", "RA", "RE"), plain=("SH", "RE"), labelled=("LA", "RA"))
     nm_left = False  # Left-Arc may replace an existing head (variant L)
     nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
 
-    def __init__(self, reduce: str = "eager") -> None:
+    def __init__(self, reduce: str = "eager", root: str = "last") -> None:
         if reduce not in REDUCE_MODES:
             raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
+        check_root(root)
         self.reduce = reduce
+        self.root = root
+        self.root_last = root == "last"
 
     def options(self) -> dict[str, str]:
-        return {"reduce": self.reduce}
+        return {"reduce": self.reduce, "root": self.root}
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
-        return Configuration((), tuple(range(1, n + 1)) + (0,), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+        stack, buffer = ((), tuple(range(1, n + 1)) + (0,)) if self.root_last else ((0,), tuple(range(1, n + 1)))
+        return Configuration(stack, buffer, (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
 
     def legal(self, config: Configuration) -> list[Action]:
         return [kind for kind in ("SH", "LA", "RA", "RE") if self._is_legal(config, kind)]
@@ -129,14 +154,14 @@ class ArcEager(TransitionSystem):
         stack, buffer = config.stack, config.buffer
         if kind == "SH":
             return bool(buffer) and (buffer[0] != 0 or not stack)
-        if not stack:
+        if not stack or not (buffer or self.root_last):  # root first: the computation ends with the buffer
             return False
         if kind == "RE":
             return config.heads[stack[-1]] != -1 or (self.nm_reduce and len(stack) >= 2)
         if not buffer:
             return False
         if kind == "LA":
-            return self.nm_left or config.heads[stack[-1]] == -1
+            return stack[-1] != 0 and (self.nm_left or config.heads[stack[-1]] == -1)
         return buffer[0] != 0  # RA
 
     def apply(self, config: Configuration, action: Action) -> Configuration:
@@ -171,8 +196,10 @@ class ArcEager(TransitionSystem):
             return "the buffer is empty" if not buffer else "the root 0 may only be shifted onto an empty stack"
         if not stack:
             return "the stack is empty"
+        if not buffer:
+            return "the buffer is empty: the computation has ended"
         if kind == "LA":
-            return "the buffer is empty" if not buffer else "s0 already has a head"
+            return "the root 0 cannot be a dependent" if stack[-1] == 0 else "s0 already has a head"
         if kind == "RA":
             return "the buffer is empty" if not buffer else "the root 0 cannot be a dependent"
         return "s0 has no head yet"
@@ -181,13 +208,24 @@ class ArcEager(TransitionSystem):
         return not config.buffer
 
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
-        return arc_eager_oracle(gold_heads, gold_labels, self.reduce)
+        return arc_eager_oracle(gold_heads, gold_labels, self.reduce, self.root)
 
     def dynamic_oracle(
         self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
     ) -> ArcEagerOracle:
         """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length."""
-        return ArcEagerOracle(gold_heads, gold_labels)
+        return ArcEagerOracle(gold_heads, gold_labels, root=self.root)
+
+    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
+        """``LA``: ``b0 -> s0``; ``RA``: ``s0 -> b0``; ``RE``: none, or ``s1 -> s0`` when it attaches (variant D)."""
+        stack = config.stack
+        if kind == "LA":
+            return config.buffer[0], stack[-1]
+        if kind == "RA":
+            return stack[-1], config.buffer[0]
+        if kind == "RE" and config.heads[stack[-1]] == -1:
+            return stack[-2], stack[-1]
+        return None
 
     def can_derive(self, gold_heads: Sequence[int]) -> bool:
         """Exact: the system derives exactly the projective trees."""
@@ -213,22 +251,28 @@ class NonMonotonicArcEager(ArcEager):
     Every arc-eager sequence is a valid sequence here with the same effect,
     and these systems derive exactly the projective trees too (checked
     against exhaustive search), so the static oracle is arc-eager's.
+    ``root`` as in :class:`ArcEager`: the paper puts the root last; with it
+    first the variants change the same transitions of Nivre (2008)'s
+    arc-eager (``LA`` still never takes the root as dependent).
     """
 
     name = "nm-arc-eager"
     monotonic = False
 
-    def __init__(self, variant: str = "LD", reduce: str = "eager") -> None:
+    def __init__(self, variant: str = "LD", reduce: str = "eager", root: str = "last") -> None:
         if variant not in NM_VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(NM_VARIANTS)}, got {variant!r}")
-        super().__init__(reduce)
+        super().__init__(reduce, root)
         self.variant = variant
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
         self.exact_dynamic_oracle = "none" if variant == "D" else "projective"  # the published D oracle is not
+        if self.nm_reduce:  # RE also attaches a headless s0, with a label
+            self.action_kinds = ActionKinds(order=("SH", "LA", "RA", "RE"), plain=("SH", "RE"),
+                                            labelled=("LA", "RA", "RE"))
 
     def options(self) -> dict[str, str]:
-        return {"variant": self.variant, "reduce": self.reduce}
+        return {"variant": self.variant, "reduce": self.reduce, "root": self.root}
 
     def dynamic_oracle(
         self,
@@ -245,7 +289,8 @@ class NonMonotonicArcEager(ArcEager):
         corrects variant D's reduce cost, which makes it exact for projective
         gold trees (L and LD are already). Any length.
         """
-        return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published)
+        return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published,
+                                          root=self.root)
 
     def _why_not(self, config: Configuration, kind: str) -> str:
         if kind == "RE" and config.stack and self.nm_reduce:

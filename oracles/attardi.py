@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from .system import (
     Action, Configuration, DynamicOracle, IllegalAction, TransitionSystem, as_heads, attach, format_action, parse_action,
 )
+from .vocabulary import ActionKinds
 
 __all__ = ["Attardi", "bottom_up_run", "canonical_oracle", "label_actions", "min_degree", "MAX_DEGREE"]
 
@@ -146,6 +147,8 @@ class Attardi(TransitionSystem):
         self.degree = degree
         self._left = [format_action("LA", k) for k in range(degree + 1)]
         self._right = [format_action("RA", k) for k in range(degree + 1)]
+        reductions = tuple(kind for k in range(1, degree + 1) for kind in (self._left[k], self._right[k]))
+        self.action_kinds = ActionKinds(order=("SH", *reductions), plain=("SH",), labelled=reductions)
 
     def options(self) -> dict[str, int]:
         return {"degree": self.degree}
@@ -188,6 +191,16 @@ class Attardi(TransitionSystem):
 
     def is_final(self, config: Configuration) -> bool:
         return len(config.stack) == 1 and not config.buffer
+
+    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
+        """``LAk``: ``s0 -> s(k)``; ``RAk``: ``s(k) -> s0``; none for the others."""
+        name, k, _ = parse_action(kind)
+        stack = config.stack
+        if name == "LA":
+            return stack[-1], stack[-1 - k]
+        if name == "RA":
+            return stack[-1 - k], stack[-1]
+        return None
 
     @property
     def published_oracle(self) -> bool:

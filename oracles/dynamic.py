@@ -26,8 +26,16 @@ trees, and lowers the disagreement with the exact costs for non-projective
 ones).
 
 Configurations must be reachable from the system's initial configuration:
-the buffer is then always a suffix of ``1..n`` (arc-eager: followed by the
-root 0), which is how buffer membership is read off its length.
+the buffer is then always a suffix of ``1..n`` (followed by the root 0 when
+the root is last), which is how buffer membership is read off its length.
+A configuration that cannot be (another length, a head on the root, the
+root in the other position; ``treetool.oracles.layout``) raises
+``ConfigurationMismatch``, a ``ValueError``.
+
+Both dict (:meth:`costs`) and vector (:meth:`cost_vector`,
+``treetool.oracles.vocabulary``) are read off one list of entries
+``(kind, head, dependent, cost)`` per legal action, so the formulas are
+written once.
 """
 
 from __future__ import annotations
@@ -36,26 +44,35 @@ import random
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .annotate import walk
+from .layout import ConfigurationMismatch, check_arrangement, check_configuration, check_root
 from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads, with_label
+from .vocabulary import ActionVocabulary, CostVectors, Entry
 
-__all__ = ["ArcHybridOracle", "ArcEagerOracle", "NonMonotonicArcEagerOracle", "exploring_walk", "disagreement"]
+__all__ = [
+    "ArcHybridOracle", "ArcEagerOracle", "NonMonotonicArcEagerOracle", "exploring_walk", "disagreement",
+]
 
 
-class _CountingOracle:
+class _CountingOracle(CostVectors):
     """Counters over the gold tree for one sentence, kept in step with the configurations seen.
 
     ``on_stack[w]``; ``in_buffer_deps[h]``: gold dependents of h in the buffer;
     ``stack_deps[h]``: gold dependents of h on the stack; ``headless_deps[h]``:
-    those among them without a head yet. Subclasses define ``_costs``.
+    those among them without a head yet. Subclasses define ``_costs``, which
+    returns one :data:`Entry` per legal action (legal order): the dict of
+    :meth:`costs` and the vector of :meth:`cost_vector` are both read off it.
+    ``root`` is where the system keeps the root 0 (``treetool.oracles.layout``).
     """
 
-    def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> None:
+    def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                 root: str = "last") -> None:
+        check_root(root)
         self.gold = as_heads(gold_heads)
         self.labels = None if gold_labels is None else list(gold_labels)
         self.n = n = len(self.gold) - 1
-        self.la_keys = ["LA"] * (n + 1) if gold_labels is None else [f"LA({label})" for label in gold_labels]
-        self.ra_keys = ["RA"] * (n + 1) if gold_labels is None else [f"RA({label})" for label in gold_labels]
-        self.re_keys = ["RE"] * (n + 1) if gold_labels is None else [f"RE({label})" for label in gold_labels]
+        self.root_last = root == "last"
+        self.keys = {kind: [kind] * (n + 1) if gold_labels is None else [f"{kind}({label})" for label in gold_labels]
+                     for kind in ("LA", "RA", "RE")}  # kind -> the key of the action attaching each word
         self._last: Configuration | None = None  # the configuration the counters describe
         self._answer: tuple[Configuration | None, tuple] = (None, ())  # the last costs() call
         self.on_stack = [False] * (n + 1)
@@ -65,7 +82,8 @@ class _CountingOracle:
 
     # ------------------------------------------------------------ bookkeeping
     def _rebuild(self, config: Configuration) -> None:
-        """All counters from scratch (O(n))."""
+        """All counters from scratch (O(n)), after the O(n) checks of ``config``."""
+        check_arrangement(config, self.n, self.root_last)
         n, gold, heads = self.n, self.gold, config.heads
         self.on_stack = on_stack = [False] * (n + 1)
         self.in_buffer_deps = in_buffer = [0] * (n + 1)
@@ -126,20 +144,39 @@ class _CountingOracle:
                 self.headless_deps[g] -= 1
         return True
 
-    def costs(self, config: Configuration) -> dict[Action, int]:
-        """Cost of every legal action (see the class docstring for exactness); a new dict each call."""
+    def _entries_of(self, config: Configuration) -> list[Entry]:
+        """The :data:`Entry` of every legal action, costs normalised (module doc); counters moved to ``config``.
+
+        ``config`` is checked first (``treetool.oracles.layout``): O(1) on every
+        new configuration, O(n) when the counters are rebuilt.
+        """
         if config is not self._last:
+            check_configuration(config, self.n, self.root_last)
             if self.labels is not None and config.labels is None:
-                raise ValueError("gold labels were given but the configuration is unlabelled")
+                raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
             if not self._advance(config):
                 self._rebuild(config)
             self._last = config
-        costs = self._costs(config)
-        if 0 not in costs.values() and costs:  # only with a non-projective gold tree: module docstring
-            cheapest = min(costs.values())
-            costs = {action: cost - cheapest for action, cost in costs.items()}
+        entries = self._costs(config)
+        if entries and all(entry[3] for entry in entries):  # only with a non-projective gold tree: module doc
+            cheapest = min(entry[3] for entry in entries)
+            entries = [(kind, head, dep, cost - cheapest) for kind, head, dep, cost in entries]
+        return entries
+
+    def costs(self, config: Configuration) -> dict[Action, int]:
+        """Cost of every legal action (see the class docstring for exactness); a new dict each call."""
+        costs = self._keyed(self._entries_of(config))
         self._answer = (config, self._best(config, costs))  # for optimal(config): a walk asks for both
         return costs
+
+    def _keyed(self, entries: list[Entry]) -> dict[Action, int]:
+        """``entries`` as the dict of :meth:`costs`: an arc action keyed with its dependent's gold label, if any."""
+        keys = self.keys
+        return {kind if dep < 0 else keys[kind][dep]: cost for kind, _, dep, cost in entries}
+
+    def _entries(self, config: Configuration, actions: ActionVocabulary) -> list[Entry]:
+        """The entries of :meth:`cost_vector`, straight from the counters (no dict, no key)."""
+        return self._entries_of(config)
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The optimal actions, in ``legal()`` order (reusing the answer for ``config`` if just computed)."""
@@ -153,7 +190,7 @@ class _CountingOracle:
         """What :meth:`optimal` answers for ``config``: the actions of cost 0."""
         return [action for action, cost in costs.items() if cost == 0]
 
-    def _costs(self, config: Configuration) -> dict[Action, int]:
+    def _costs(self, config: Configuration) -> list[Entry]:
         raise NotImplementedError
 
 
@@ -169,6 +206,11 @@ class ArcHybridOracle(_CountingOracle):
     * ``LA`` (b0 -> s0): s0's gold head if it is s1 or in the buffer after b0; s0's gold dependents in the buffer.
     * ``RA`` (s1 -> s0): s0's gold head if it is in the buffer; s0's gold dependents in the buffer.
 
+    ``root="first"`` (the default: stack ``[0]``, Kuhlmann et al. 2011) or
+    ``"last"`` (buffer ``1..n, 0``, the root shifted only onto an empty
+    stack): the root counts as in the buffer until it is shifted, so the
+    same counts hold under both (checked against exhaustive search).
+
     Exact for projective gold trees: identical costs to exhaustive search on
     every reachable configuration of every projective tree of up to 6 words
     (benchmarks/dynamic_oracles_exhaustive.py), and along exploring walks
@@ -181,32 +223,43 @@ class ArcHybridOracle(_CountingOracle):
     tests/test_oracles_dynamic.py).
     """
 
-    def _costs(self, config: Configuration) -> dict[Action, int]:
+    def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                 root: str = "first") -> None:
+        super().__init__(gold_heads, gold_labels, root=root)
+
+    def _costs(self, config: Configuration) -> list[Entry]:
         gold, stack, buffer = self.gold, config.stack, config.buffer
-        first = self.n + 1 - len(buffer)  # the buffer is first..n
-        out: dict[Action, int] = {}
-        s0 = stack[-1]
+        first = self.n + 1 - len(buffer) + (self.root_last and bool(buffer))  # the buffer is first..n (, 0)
+        root = 0 if self.root_last and buffer else -2  # the root, while it is in the buffer
+        out: list[Entry] = []
+        s0 = stack[-1] if stack else -1
         if buffer:
             b0 = buffer[0]
-            g = gold[b0]
-            out["SH"] = (g != s0 and self.on_stack[g]) + self.stack_deps[b0]
-            if s0:
+            if b0:
+                g = gold[b0]
+                out.append(("SH", -1, -1, (g != s0 and self.on_stack[g]) + self.stack_deps[b0]))
+            elif not stack:
+                out.append(("SH", -1, -1, 0))  # the root, last: every word has left the stack
+            if s0 > 0:
                 g = gold[s0]
-                lost_head = g != b0 and (g == stack[-2] or (g and g >= first))
-                out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0]
+                lost_head = g != b0 and ((len(stack) >= 2 and g == stack[-2]) or g >= first or g == root)
+                out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0]))
         if len(stack) >= 2:
-            g = gold[s0]
-            lost_head = g != stack[-2] and g and g >= first
-            out[self.ra_keys[s0]] = lost_head + self.in_buffer_deps[s0]
+            s1, g = stack[-2], gold[s0]
+            lost_head = g != s1 and (g >= first or g == root)
+            out.append(("RA", s1, s0, lost_head + self.in_buffer_deps[s0]))
         return out
 
 
 class ArcEagerOracle(_CountingOracle):
-    """Dynamic oracle of arc-eager (Goldberg & Nivre 2012, §3; 2013, §4.2), root at the end of the buffer.
+    """Dynamic oracle of arc-eager (Goldberg & Nivre 2012, §3; 2013, §4.2), the root last or first.
 
-    Arc-eager as in Honnibal et al. (2013) §2 (``treetool.oracles.arc_eager.ArcEager``).
+    Arc-eager as in Honnibal et al. (2013) §2 (``root="last"``, the default)
+    or Nivre (2008) and Goldberg & Nivre (2012) §3 (``root="first"``; see
+    ``treetool.oracles.arc_eager.ArcEager``).
     A gold arc ``h -> d`` is reachable while d has no head and either both are
-    in the buffer (the root 0 counts as in the buffer until it is shifted),
+    in the buffer (with the root last, 0 counts as in the buffer until it is
+    shifted; with the root first, it is on the stack),
     or one is in the buffer and the other on the stack (papers/004 §5.1,
     conditions (a)-(c), with its footnote 4: a stack word loses only
     *headless* stack dependents when it is pushed). Costs count the reachable
@@ -220,11 +273,12 @@ class ArcEagerOracle(_CountingOracle):
 
     Labels never change a cost: every reachability condition concerns
     headless words, and each arc action is keyed with its gold label.
-    Exact for projective gold trees: identical costs to exhaustive search on
+    Exact for projective gold trees, under both root positions: identical
+    costs to exhaustive search on
     every reachable configuration of every projective tree of up to 6 words
     (benchmarks/dynamic_oracles_exhaustive.py), and along exploring walks
     over random and real projective trees of up to 9 words, labelled too.
-    Non-projective gold trees: the (normalised) costs differ from the exact
+    Non-projective gold trees (root last): the (normalised) costs differ from the exact
     ones on 23.4% of the configurations met along exploring walks (error
     rate 0.1) over random non-projective trees of 5-9 words, and on 10.1% over
     the non-projective UD dev sentences of 5-9 words
@@ -232,28 +286,30 @@ class ArcEagerOracle(_CountingOracle):
     tests/test_oracles_dynamic.py).
     """
 
-    def _monotonic_costs(self, config: Configuration) -> dict[Action, int]:
+    def _monotonic_costs(self, config: Configuration) -> list[Entry]:
         """The Goldberg & Nivre costs of the actions legal in monotonic arc-eager (this class's costs)."""
         stack, buffer = config.stack, config.buffer
         if not buffer:
-            return {}
+            return []
         if not stack:
-            return {"SH": 0}  # nothing on the stack to lose
+            return [("SH", -1, -1, 0)]  # root last: nothing on the stack to lose
         gold, on_stack = self.gold, self.on_stack
-        first = self.n + 2 - len(buffer)  # the buffer is first..n, 0
+        first = self.n + 1 - len(buffer) + self.root_last  # the buffer is first..n (, 0)
+        root = 0 if self.root_last else -2  # the root, while it is in the buffer
         s0, b0 = stack[-1], buffer[0]
-        out: dict[Action, int] = {}
+        headless = config.heads[s0] == -1
+        out: list[Entry] = []
         if b0:
-            out["SH"] = on_stack[gold[b0]] + self.headless_deps[b0]
-        if config.heads[s0] == -1:
+            out.append(("SH", -1, -1, on_stack[gold[b0]] + self.headless_deps[b0]))
+        if headless and s0:
             g = gold[s0]
-            out[self.la_keys[s0]] = (g != b0 and (g >= first or not g)) + self.in_buffer_deps[s0]
+            out.append(("LA", b0, s0, (g != b0 and (g >= first or g == root)) + self.in_buffer_deps[s0]))
         if b0:
             g = gold[b0]
-            lost_head = g != s0 and (on_stack[g] or g >= first or not g)
-            out[self.ra_keys[b0]] = lost_head + self.headless_deps[b0]
-        if config.heads[s0] != -1:
-            out["RE"] = self.in_buffer_deps[s0]
+            lost_head = g != s0 and (on_stack[g] or g >= first or g == root)
+            out.append(("RA", s0, b0, lost_head + self.headless_deps[b0]))
+        if not headless:
+            out.append(("RE", -1, -1, self.in_buffer_deps[s0]))
         return out
 
     _costs = _monotonic_costs
@@ -279,7 +335,9 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
     s0's gold dependents in the buffer whether or not the reduce attaches s0.
     With gold labels, "has its gold arc" means head and label; the attaching
     reduce is keyed ``RE(label)`` with s0's gold label (footnote 5's label
-    cost is then 0).
+    cost is then 0). The paper puts the root last; with ``root="first"``
+    the root is never in B and the same formulas hold (checked against
+    exhaustive search).
 
     Exactness, measured against exhaustive search (benchmarks/dynamic_oracles_exhaustive.py:
     every reachable configuration of every tree of up to 6 words;
@@ -313,57 +371,63 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
         variant: str = "LD",
         prefer_monotonic: bool = False,
         published: bool = True,
+        *,
+        root: str = "last",
     ) -> None:
-        super().__init__(gold_heads, gold_labels)
+        super().__init__(gold_heads, gold_labels, root=root)
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
         self.prefer_monotonic = prefer_monotonic
         self.reduce_loses_buffer_head = self.nm_left or not published  # Δ_NML(RE), or D's correction
 
-    def _costs(self, config: Configuration) -> dict[Action, int]:
+    def _costs(self, config: Configuration) -> list[Entry]:
         stack, buffer, heads = config.stack, config.buffer, config.heads
         if not stack or not buffer:
             return self._monotonic_costs(config)
         gold, on_stack, nm_left = self.gold, self.on_stack, self.nm_left
-        first = self.n + 2 - len(buffer)  # the buffer is first..n, 0
+        first = self.n + 1 - len(buffer) + self.root_last  # the buffer is first..n (, 0)
+        root = 0 if self.root_last else -2  # the root, while it is in the buffer
         s0, b0 = stack[-1], buffer[0]
         headless = heads[s0] == -1
-        out: dict[Action, int] = {}
+        out: list[Entry] = []
         if b0:  # SH: C + Δ_NML + Δ_NMD
             headed_deps = self.stack_deps[b0] - self.headless_deps[b0] if nm_left else 0
             g = gold[b0]
-            out["SH"] = on_stack[g] + self.headless_deps[b0] + headed_deps - (self.nm_reduce and g == s0)
+            out.append(("SH", -1, -1, on_stack[g] + self.headless_deps[b0] + headed_deps - (self.nm_reduce and g == s0)))
         g = gold[s0]
-        in_buffer = g >= first or not g
-        if headless:  # LA: C + Δ_NMD
+        in_buffer = g >= first or g == root
+        if not s0:  # root first, alone on the stack: no LA
+            pass
+        elif headless:  # LA: C + Δ_NMD
             lost_head = g != b0 and in_buffer
             lost_reduce = self.nm_reduce and len(stack) >= 2 and g == stack[-2]
-            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0] + lost_reduce
+            out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0] + lost_reduce))
         elif nm_left:  # LA on a headed s0: C + Δ_NML
             if g == heads[s0] and (self.labels is None or config.labels[s0] == self.labels[s0]):
                 lost_head = True  # s0 loses its gold arc
             else:
                 lost_head = g != b0 and in_buffer
-            out[self.la_keys[s0]] = lost_head + self.in_buffer_deps[s0]
+            out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0]))
         if b0:  # RA: C + Δ_NML
             g = gold[b0]
-            b0_head_in_buffer = g >= first or not g
+            b0_head_in_buffer = g >= first or g == root
             lost_head = g != s0 and (on_stack[g] or b0_head_in_buffer)
             cost = lost_head + self.headless_deps[b0]
             if nm_left:
                 cost += self.stack_deps[b0] - self.headless_deps[b0] - b0_head_in_buffer
-            out[self.ra_keys[b0]] = cost
+            out.append(("RA", s0, b0, cost))
         if not headless:  # RE: C + Δ_NML
-            out["RE"] = self.in_buffer_deps[s0] + (nm_left and in_buffer)
+            out.append(("RE", -1, -1, self.in_buffer_deps[s0] + (nm_left and in_buffer)))
         elif self.nm_reduce and len(stack) >= 2:  # the attaching RE: C (+ the correction)
-            out[self.re_keys[s0]] = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
+            cost = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
+            out.append(("RE", stack[-2], s0, cost))
         return out
 
     def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
         best = [action for action, cost in costs.items() if cost == 0]
         if not self.prefer_monotonic or len(best) < 2:
             return best
-        mono = self._monotonic_costs(config)
+        mono = self._keyed(self._monotonic_costs(config))
         both = [action for action in best if mono.get(action) == 0]
         return both or best
 

@@ -56,7 +56,9 @@ from typing import Any, Generator, Hashable, NamedTuple, Sequence
 from treetool.budget import UNLIMITED, refuse_large_table
 from treetool.recursion import run_nested
 
+from .layout import ConfigurationMismatch, check_arrangement, check_configuration
 from .system import Action, Configuration, OracleUnavailable, as_heads
+from .vocabulary import CostVectors
 
 __all__ = [
     "ALGORITHMS",
@@ -280,7 +282,7 @@ def leftmost_descendants(gold: Sequence[int]) -> list[int]:
 # --------------------------------------------------------------------------
 
 
-class NederhofOracle:
+class NederhofOracle(CostVectors):
     """Scores and costs of SH, LA and RA in any arc-standard configuration, for one gold tree (module doc).
 
     ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
@@ -343,8 +345,13 @@ class NederhofOracle:
         return out
 
     def costs(self, config: Configuration) -> dict[Action, int]:
+        """Every legal action -> its cost; a configuration that cannot be arc-standard's for this sentence
+        raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
+        n = len(self.gold) - 1
+        check_configuration(config, n, root_last=False)
+        check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
-            raise ValueError("gold labels were given but the configuration is unlabelled")
+            raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
         scores = self.scores(config)
         if not scores:
             return {}

@@ -42,7 +42,9 @@ from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Seque
 from treetool.budget import SentenceTimeout
 from treetool.recursion import run_nested
 
+from .layout import check_sentence
 from .system import Action, Configuration, TransitionSystem, as_heads, with_label
+from .vocabulary import CostVectors
 
 __all__ = [
     "Budget",
@@ -416,7 +418,7 @@ class ExhaustiveSearch:
         return out
 
 
-class ExactOracle:
+class ExactOracle(CostVectors):
     """The exact dynamic oracle of any system: :class:`ExhaustiveSearch` behind the ``DynamicOracle`` interface.
 
     Costs are ints and keyed as ``treetool.oracles.system.DynamicOracle`` says: with
@@ -435,9 +437,13 @@ class ExactOracle:
         restriction: Restriction | None = None,
     ) -> None:
         self.search = ExhaustiveSearch(system, gold_heads, gold_labels, budget, restriction)
+        self.gold, self.labels = self.search.gold.heads, self.search.gold.labels
 
     def costs(self, config: Configuration) -> dict[Action, int]:
+        """Every legal action -> its cost; another sentence's configuration raises ``ConfigurationMismatch``
+        (``treetool.oracles.layout.check_sentence``: the oracle knows nothing else of the system's layout)."""
         search = self.search
+        check_sentence(config, search.gold.n)
         base = search.loss(config)
         if math.isinf(base):
             raise SearchError("no final configuration is reachable from this configuration")

@@ -9,6 +9,7 @@ from treetool.budget import UNLIMITED
 from .arc_standard import ArcStandard
 from .attardi import bottom_up_run, label_actions
 from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, parse_action
+from .vocabulary import ActionKinds
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
 
@@ -193,6 +194,7 @@ class Swap(ArcStandard):
             raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
         super().__init__()
         self.order = order
+        self.action_kinds = ActionKinds(order=("SH", "LA", "RA", "SW"), plain=("SH", "SW"), labelled=("LA", "RA"))
 
     def options(self) -> dict[str, str]:
         return {"order": self.order}

@@ -38,6 +38,8 @@ from abc import ABC, abstractmethod
 from functools import lru_cache
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
+from .vocabulary import ActionKinds, ActionVocabulary
+
 Action = str
 
 __all__ = [
@@ -213,6 +215,8 @@ class TransitionSystem(ABC):
     exact_dynamic_oracle: str = "any"
     """How exact :meth:`dynamic_oracle` is: ``"any"`` (exact for every gold tree), ``"projective"``
     (exact for projective gold trees only) or ``"none"`` (approximate; the docstring gives the rate)."""
+    action_kinds: ActionKinds | None = None
+    """The transitions, for :meth:`actions` (``treetool.oracles.vocabulary``); ``None``: no vocabulary."""
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:
@@ -229,6 +233,27 @@ class TransitionSystem(ABC):
     @abstractmethod
     def is_final(self, config: Configuration) -> bool:
         """True when a computation may end in ``config``."""
+
+    # ---------------------------------------------------------- training
+    def actions(self, labels: Iterable[str] | None = None) -> ActionVocabulary:
+        """Every action with an integer id, labelled with ``labels`` (e.g. ``treetool.labels(treebank)``).
+
+        The fixed order, the cost vectors and legal masks over it:
+        ``treetool.oracles.vocabulary``. ``None``: the unlabelled transitions.
+        """
+        return ActionVocabulary(self, labels)
+
+    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
+        """The arc ``(head, dependent)`` that the legal unlabelled transition ``kind`` builds in ``config``, if any.
+
+        Default: apply it and compare the heads (O(n)); built-in systems
+        answer in O(1) from the stack and buffer.
+        """
+        after = self.apply(config, kind)
+        for word, (before, now) in enumerate(zip(config.heads, after.heads)):
+            if before != now:
+                return now, word
+        return None
 
     # ---------------------------------------------------------- oracles
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:

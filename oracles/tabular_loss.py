@@ -88,7 +88,9 @@ from typing import Any, Sequence
 from treetool.budget import UNLIMITED
 
 from .attardi import bottom_up_run
+from .layout import ConfigurationMismatch, check_arrangement, check_configuration
 from .system import Action, Configuration, as_heads
+from .vocabulary import CostVectors
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS", "ANY_FIRST"]
 
@@ -626,7 +628,7 @@ def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, in
             cell[key] = c
 
 
-class AttardiDegree2Oracle:
+class AttardiDegree2Oracle(CostVectors):
     """The dynamic oracle of ``attardi --degree 2`` (papers/000), exact for every gold tree.
 
     ``costs(config)``: every legal action -> loss(a(c)) - loss(c), the losses
@@ -641,6 +643,7 @@ class AttardiDegree2Oracle:
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                  budget: Any = None) -> None:
         self.loss = TabularLoss(gold_heads, budget)
+        self.gold = self.loss.heads
         self.labels = None if gold_labels is None else list(gold_labels)
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
         self._last: tuple[Configuration | None, dict[Action, int]] = (None, {})
@@ -649,6 +652,10 @@ class AttardiDegree2Oracle:
         """Every legal action -> its cost (a new dict; the last answer is kept for :meth:`optimal`)."""
         last, answer = self._last
         if last is not config:
+            check_configuration(config, self.loss.n, root_last=False)  # O(n): the costs are O(n) at least
+            check_arrangement(config, self.loss.n, root_last=False)
+            if self.labels is not None and config.labels is None:
+                raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
             answer = self._costs(config)
             self._last = (config, answer)
         return dict(answer)

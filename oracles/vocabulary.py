@@ -1,0 +1,223 @@
+"""A fixed action vocabulary with integer ids, and an oracle's costs and the legal actions as numpy vectors over it.
+
+What a training loop needs from a dependency system: ``system.actions(labels)``
+is an :class:`ActionVocabulary`, the output layer of a classifier
+(``len(actions)`` units); ``actions.legal_mask(config)`` and
+``oracle.cost_vector(config, actions)`` are numpy vectors over it. The dict
+API (``oracle.costs(config)``, spelled actions) stays, for reading.
+
+>>> import random
+>>> from treetool.oracles import get_system
+>>> system, rng = get_system("arc-eager"), random.Random(1)
+>>> actions = system.actions(["nsubj", "obj", "root"])   # treetool.labels(treebank) gives a treebank's
+>>> heads, labels = [-1, 2, 0, 2], ["", "nsubj", "root", "obj"]    # "she eats fish"
+>>> oracle = system.dynamic_oracle(heads, labels)        # one per sentence
+>>> config = system.initial(3, labeled=True)
+>>> while not system.is_final(config):
+...     costs = oracle.cost_vector(config, actions)       # int32, -1 (ILLEGAL) where illegal
+...     scores = [rng.random() for _ in actions]          # your model's scores, len(actions) of them
+...     best = max((i for i in range(len(actions)) if costs[i] == 0), key=scores.__getitem__)
+...     config = system.apply(config, actions[best])     # (explore: apply a costly action sometimes)
+>>> config.heads, config.labels
+((-1, 2, 0, 2), (None, 'nsubj', 'root', 'obj'))
+
+Vocabulary order (fixed; ids are positions in it):
+
+* Unlabelled (``labels=None``): every transition in the system's ``legal()``
+  order: arc-eager ``SH LA RA RE``, arc-hybrid and arc-standard ``SH LA RA``,
+  attardi of degree d ``SH LA RA LA2 RA2 .. LAd RAd``, swap ``SH LA RA SW``.
+* Labelled: first the transitions that take no label, in ``legal()`` order
+  (``SH``; arc-eager's ``RE``; swap's ``SW``), then, for each transition
+  that attaches a word, in ``legal()`` order, one action per label in the
+  order given (``treetool.labels`` sorts them). Arc-eager with labels
+  ``(nsubj, obj)``: ``SH RE LA(nsubj) LA(obj) RA(nsubj) RA(obj)``; attardi
+  of degree 2: ``SH``, then ``LA``, ``RA``, ``LA2``, ``RA2`` each with every
+  label (the reductions up to the system's degree); swap: ``SH SW LA(..)
+  RA(..)``. nm-arc-eager with variant D or LD has two reduces: the plain one
+  of a headed s0 (``RE``, with the unlabelled transitions) and the one that
+  attaches a headless s0 to s1 (``RE(x)``, after ``RA``); variant L has the
+  plain one only. Each system declares these in ``action_kinds``
+  (:class:`ActionKinds`).
+
+Cost vectors (``oracle.cost_vector(config, actions)``, ``int32``): entry i
+is the oracle's cost of action i in ``config`` (the loss difference of
+``oracle.costs``), :data:`ILLEGAL` (-1) where action i is not legal. With
+gold labels, an arc action labelled with the attached word's gold label
+costs what ``costs`` says; any other label costs 1 more when the head the
+action gives is the gold head (the word is then wrong by its label alone,
+and no built-in system changes a word's label without changing its head,
+so it stays wrong), and the same when the head is wrong (the word is wrong
+anyway). A gold label missing from the vocabulary (one unseen in training)
+is priced like any wrong label, so the vector may then have no 0. Without
+gold labels every label of an arc action costs the same (the loss counts
+heads only); an unlabelled vocabulary with a labelled oracle gives each arc
+transition the cost of its best labelling. Tests check all of this against
+the exhaustive search's costs of each labelled spelling.
+
+Why -1 for illegal actions: a cost is never negative, so the marker cannot
+be taken for one; ``costs >= 0`` is the legal mask and ``costs == 0`` the
+optimal actions. A large sentinel would look like a legitimate (huge) cost
+and enter a cost-weighted loss unnoticed; with -1 an unmasked minimum picks
+an illegal action at once, which is the mistake to catch early: mask first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+
+if TYPE_CHECKING:  # annotations only: system.py imports this module, and numpy loads with the first vocabulary
+    import numpy as np
+
+    from .system import Configuration, TransitionSystem
+
+__all__ = ["ILLEGAL", "ActionKinds", "ActionVocabulary", "CostVectors", "Entry"]
+
+ILLEGAL = -1
+"""The entry of an illegal action in a cost vector (module doc: why -1)."""
+
+Entry = tuple[str, int, int, int]
+"""One legal action of an oracle: ``(kind, head, dependent, cost)``; ``kind`` is the unlabelled spelling
+(``"LA2"``), head = dependent = -1 when the action builds no arc."""
+
+
+class ActionKinds(NamedTuple):
+    """A system's declared transitions, unlabelled, each tuple in ``legal()`` order (module doc)."""
+
+    order: tuple[str, ...]
+    """Every transition: the unlabelled vocabulary."""
+    plain: tuple[str, ...]
+    """Those a labelled computation takes without a label (they build no arc)."""
+    labelled: tuple[str, ...]
+    """Those a labelled computation takes with the label of the word they attach."""
+
+
+class ActionVocabulary:
+    """The actions of ``system``, labelled with ``labels`` (``None``: unlabelled), in the order of the module doc.
+
+    ``actions[i]`` is the spelling of id i, ``actions.index[spelling]`` its
+    id, ``len(actions)`` the size of a classifier's output layer. Built by
+    ``system.actions(labels)``; the system must declare ``action_kinds``.
+    Labels must be distinct, non-empty and spell back (``LA(label)``).
+    """
+
+    def __init__(self, system: TransitionSystem, labels: Iterable[str] | None = None) -> None:
+        import numpy  # here, not at the top: the CLI imports the systems, and numpy only when it needs it
+
+        kinds = system.action_kinds
+        if kinds is None:
+            raise ValueError(f"{system.name} declares no action_kinds, so it has no action vocabulary")
+        self.system = system
+        self.kinds = kinds
+        self.labels = None if labels is None else tuple(labels)
+        plain = kinds.order if self.labels is None else kinds.plain
+        actions = list(plain)
+        self._spans: dict[str, tuple[int, int]] | None = None
+        if self.labels is not None:
+            self._check_labels(self.labels)
+            self._spans = {}
+            for kind in kinds.labelled:
+                low = len(actions)
+                actions.extend(self._spell(kind, label) for label in self.labels)
+                self._spans[kind] = (low, len(actions))
+        self.actions = tuple(actions)
+        self.index = {action: i for i, action in enumerate(actions)}
+        self._plain = {kind: self.index[kind] for kind in plain}
+        self._label_index = {label: i for i, label in enumerate(self.labels or ())}
+        self._kind_of: dict[str, str] = {}  # a costs() key -> its unlabelled kind
+        self._template = numpy.full(len(actions), ILLEGAL, dtype=numpy.int32)
+        self._no_mask = numpy.zeros(len(actions), dtype=bool)
+
+    def _spell(self, kind: str, label: str | None) -> str:
+        name, degree, _ = self.system.parse_action(kind)
+        return self.system.format_action(name, degree, label)
+
+    def _check_labels(self, labels: tuple[str, ...]) -> None:
+        if not labels:
+            raise ValueError("no labels: pass labels=None for an unlabelled vocabulary")
+        if len(set(labels)) != len(labels):
+            raise ValueError("the labels are not distinct")
+        for label in labels:
+            if not isinstance(label, str) or not label or self.system.parse_action(f"LA({label})")[2] != label:
+                raise ValueError(f"{label!r} cannot be a label (a non-empty string that spells back as LA(label))")
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def __getitem__(self, i: int) -> str:
+        return self.actions[i]
+
+    def __iter__(self) -> Any:
+        return iter(self.actions)
+
+    def __repr__(self) -> str:
+        shown = f"{len(self.labels)} labels" if self.labels is not None else "unlabelled"
+        return f"<ActionVocabulary of {self.system.describe()}: {len(self)} actions, {shown}>"
+
+    # ------------------------------------------------------------ vectors
+    def legal_mask(self, config: Configuration) -> np.ndarray:
+        """A new bool vector: True for the actions legal in ``config`` (every label of a legal arc transition)."""
+        system, spans, plain = self.system, self._spans, self._plain
+        mask = self._no_mask.copy()
+        for kind in system.legal(config):
+            span = None if spans is None else spans.get(kind)
+            if span is None or (kind in plain and system.new_arc(config, kind) is None):
+                mask[plain[kind]] = True
+            else:
+                mask[span[0]:span[1]] = True
+        return mask
+
+    def vector(self, entries: list[Entry], gold: Any, gold_labels: Any) -> np.ndarray:
+        """A new cost vector from an oracle's ``entries`` for its gold heads and labels (module doc for the rules)."""
+        vector = self._template.copy()
+        plain, spans, label_index = self._plain, self._spans, self._label_index
+        try:
+            for kind, head, dep, cost in entries:
+                if dep < 0 or spans is None:
+                    vector[plain[kind]] = cost
+                    continue
+                low, high = spans[kind]
+                if gold_labels is None:
+                    vector[low:high] = cost
+                    continue
+                vector[low:high] = cost + (gold[dep] == head)
+                offset = label_index.get(gold_labels[dep])
+                if offset is not None:
+                    vector[low + offset] = cost
+        except KeyError as err:
+            raise ValueError(f"the vocabulary has no transition {err.args[0]!r} (a vocabulary of another "
+                             "system, or an unlabelled oracle's action in a labelled vocabulary?)") from None
+        return vector
+
+    def entries(self, config: Configuration, costs: dict[str, int]) -> list[Entry]:
+        """An oracle's ``costs(config)`` as :data:`Entry` tuples (the arcs from ``system.new_arc``)."""
+        system, kind_of, attaching = self.system, self._kind_of, self.kinds.labelled
+        out: list[Entry] = []
+        for key, cost in costs.items():
+            kind = kind_of.get(key)
+            if kind is None:
+                kind = kind_of[key] = self._spell(key, None)
+            arc = system.new_arc(config, kind) if kind in attaching else None
+            out.append((kind, -1, -1, cost) if arc is None else (kind, arc[0], arc[1], cost))
+        return out
+
+
+class CostVectors:
+    """Gives an oracle :meth:`cost_vector`; the oracle has ``costs(config)``, ``gold`` (heads) and ``labels``.
+
+    ``labels`` are the gold labels, or ``None``. An oracle that has its
+    costs before it builds a dict (the counting oracles of
+    ``treetool.oracles.dynamic``) overrides :meth:`_entries`.
+    """
+
+    gold: Any
+    labels: Any
+
+    def costs(self, config: Configuration) -> dict[str, int]:
+        raise NotImplementedError
+
+    def cost_vector(self, config: Configuration, actions: ActionVocabulary) -> np.ndarray:
+        """The cost of every action of ``actions`` in ``config``, :data:`ILLEGAL` where illegal (module doc)."""
+        return actions.vector(self._entries(config, actions), self.gold, self.labels)
+
+    def _entries(self, config: Configuration, actions: ActionVocabulary) -> list[Entry]:
+        return actions.entries(config, self.costs(config))
