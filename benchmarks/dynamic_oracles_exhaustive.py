@@ -1,6 +1,6 @@
 """Every reachable configuration x every gold tree of up to N words: published oracles against exact costs.
 
-    python benchmarks/dynamic_oracles_exhaustive.py [--max-words 6] [--nonprojective]
+    python benchmarks/dynamic_oracles_exhaustive.py [--max-words 6] [--nonprojective] [--only TEXT]
 
 Too slow for a unit test at 6 words (about 10M configuration-tree pairs per
 system), so it is a script; tests/test_oracles_dynamic.py does the same up
@@ -38,6 +38,11 @@ ORACLES = [
     ("nm-arc-eager D", "nm-arc-eager", {"variant": "D"}, {}),
     ("nm-arc-eager D corrected", "nm-arc-eager", {"variant": "D"}, {"published": False}),
     ("nm-arc-eager LD", "nm-arc-eager", {"variant": "LD"}, {}),
+    ("arc-eager root first", "arc-eager", {"root": "first"}, {}),
+    ("arc-hybrid root last", "arc-hybrid", {"root": "last"}, {}),
+    ("nm L root first", "nm-arc-eager", {"variant": "L", "root": "first"}, {}),
+    ("nm D corrected root first", "nm-arc-eager", {"variant": "D", "root": "first"}, {"published": False}),
+    ("nm LD root first", "nm-arc-eager", {"variant": "LD", "root": "first"}, {}),
 ]
 
 
@@ -119,14 +124,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-words", type=int, default=6)
     parser.add_argument("--nonprojective", action="store_true", help="non-projective gold trees instead")
+    parser.add_argument("--only", default="", metavar="TEXT", help="only the oracles whose label contains TEXT")
     args = parser.parse_args()
-    for name, options in {(o[1], tuple(o[2].items())) for o in ORACLES}:
+    chosen = [o for o in ORACLES if args.only in o[0]]
+    for name, options in {(o[1], tuple(o[2].items())) for o in chosen}:
         for n in range(1, 4):
             check_table_against_search(get_system(name, **dict(options)), n)
     print("loss table == ExhaustiveSearch on 1..3 words")
     kind = "non-projective" if args.nonprojective else "projective"
     print(f"{'oracle':26} {'words':>5} {'pairs':>9} {'differ':>8}  ({kind} gold)")
-    for label, name, options, oracle_options in ORACLES:
+    for label, name, options, oracle_options in chosen:
         system = get_system(name, **options)
         for n in range(1, args.max_words + 1):
             make = lambda tree: system.dynamic_oracle(tree, **oracle_options)  # noqa: E731

@@ -28,7 +28,7 @@ from .common import (
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .progress import SentenceProgress
-from .systems import DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, system_from_options
 
 if TYPE_CHECKING:  # numpy comes with these: constituency runs do without
     from treetool.sentence import Sentence
@@ -76,6 +76,7 @@ def annotate_command(
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
+    root: RootOpt = None,
     labeled: LabeledOpt = False,
     prefer_monotonic: Annotated[bool, typer.Option("--prefer-monotonic", help="nm-arc-eager: among the optimal actions, only those also optimal for the monotonic oracle, when there are any (Honnibal et al. 2013 section 6).")] = False,
     policy: Annotated[Policy, typer.Option("--policy", help="static: follow the static oracle; explore: random errors at --error-rate; predicted: follow the trees of --predicted.")] = Policy.static,

@@ -39,7 +39,7 @@ __all__ = ["LossKind", "SearchLimits", "annotate_constituency"]
 LossKind = choices("LossKind", LOSSES)
 
 #: Options of ``annotate`` that only dependency systems use.
-DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "prefer_monotonic", "oracle", "algorithm",
+DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "root", "labeled", "prefer_monotonic", "oracle", "algorithm",
                    "strategy", "align")
 
 RULES = (

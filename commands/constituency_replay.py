@@ -20,7 +20,7 @@ from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import OracleBlock, read_oracle_file
 
 #: The replay options that act on dependency trees only.
-DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "from_format", "to")
+DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "root", "from_format", "to")
 
 
 def replay_constituency(system_name: str, paths: list[str], output: str, on_error: Any) -> int:

@@ -24,7 +24,7 @@ from .common import (
     Rejects, ReportFormat, ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
-from .systems import DegreeOpt, OrderOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
 
 COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
 RULES = (
@@ -44,6 +44,7 @@ def coverage_command(
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
+    root: RootOpt = None,
     max_degree: Annotated[int, typer.Option("--max-degree", min=1, metavar="D", help="Attardi: the largest degree tried for the smallest-degree distribution.")] = MAX_DEGREE,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,

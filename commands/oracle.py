@@ -23,7 +23,7 @@ from .common import (
     cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
-from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, ReduceOpt, VariantOpt, system_from_options
+from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, system_from_options
 
 if TYPE_CHECKING:
     from treetool.parallel import Outcome
@@ -36,7 +36,7 @@ TRANSITIONS_COMMENT = "transitions"
 SequenceFormat = choices("SequenceFormat", SEQUENCE_FORMATS)
 Lang = choices("Lang", LANGS)
 Spelling = choices("Spelling", tuple(SPELLINGS))
-_DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "labeled", "max_seconds", "on_timeout")
+_DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "root", "labeled", "max_seconds", "on_timeout")
 RULES = (
     OnlyWhen(_DEPENDENCY_ONLY, lambda v: v["system"] not in CONSTITUENCY_SYSTEMS,
              "acts with dependency systems only"),
@@ -127,6 +127,7 @@ def oracle_command(
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
+    root: RootOpt = None,
     labeled: LabeledOpt = False,
     output_format: Annotated[Optional[SequenceFormat], typer.Option("--format", show_default=False, help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence; rnng (top-down) / inorder (in-order): the RNNG / In-Order parsers' oracle files [default: conllu; rnng for top-down, inorder for in-order].")] = None,
     vocab: Annotated[Optional[list[str]], typer.Option("--vocab", metavar="FILE", show_default=False, help="top-down/in-order: PTB training file(s) whose words occurring more than once are known; the others get unknown-word classes [default: the input files].")] = None,

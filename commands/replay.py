@@ -19,7 +19,7 @@ from .common import (
 from .constituency_replay import DEPENDENCY_ONLY, replay_constituency
 from .progress import SentenceProgress
 from .oracle import TRANSITIONS_COMMENT
-from .systems import DegreeOpt, OrderOpt, ReduceOpt, AnySystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, AnySystemOpt, VariantOpt, system_from_options
 
 
 @cli_command
@@ -31,6 +31,7 @@ def replay_command(
     variant: VariantOpt = None,
     reduce: ReduceOpt = None,
     order: OrderOpt = None,
+    root: RootOpt = None,
     output: Output = "-",
     from_format: FromFormat = None,
     to: ToFormat = None,

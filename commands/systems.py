@@ -1,7 +1,7 @@
 """Options naming a transition system, shared by ``oracle``, ``replay``, ``coverage`` (and ``annotate``).
 
 ``--system`` takes a built-in name or ``package.module:ClassName``; the
-system's own options (``--degree``, ``--variant``, ``--reduce``, ``--order``)
+system's own options (``--degree``, ``--variant``, ``--reduce``, ``--order``, ``--root``)
 are passed only when given, and one the system does not take is refused, as
 every option that cannot act is.
 """
@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from treetool.oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
+from treetool.oracles.layout import ROOT_POSITIONS
 from treetool.oracles.swap import SWAP_ORDERS
 from treetool.oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
 
@@ -21,6 +22,7 @@ from .common import InapplicableOption, choices, given_options, plain_value
 Variant = choices("Variant", NM_VARIANTS)
 Reduce = choices("Reduce", REDUCE_MODES)
 Order = choices("Order", SWAP_ORDERS)
+Root = choices("Root", ROOT_POSITIONS)
 
 SystemOpt = Annotated[str, typer.Option(
     "--system", "-s", metavar="NAME",
@@ -43,9 +45,12 @@ ReduceOpt = Annotated[Optional[Reduce], typer.Option(
 OrderOpt = Annotated[Optional[Order], typer.Option(
     "--order", help="swap: eager (Nivre 2009) or lazy (Nivre, Kuhlmann & Hall 2009) swapping [default: eager].",
     show_default=False)]
+RootOpt = Annotated[Optional[Root], typer.Option(
+    "--root", help="arc-eager, nm-arc-eager, arc-hybrid: the root 0 at the bottom of the stack (first) or at the end "
+    "of the buffer (last) [default: last for arc-eager and nm-arc-eager, first for arc-hybrid].", show_default=False)]
 LabeledOpt = Annotated[bool, typer.Option("--labeled", help="Labelled transitions: LA(nsubj), RA2(obj), ...")]
 
-SYSTEM_OPTIONS = ("degree", "variant", "reduce", "order")
+SYSTEM_OPTIONS = ("degree", "variant", "reduce", "order", "root")
 
 
 def system_from_options(ctx: typer.Context) -> TransitionSystem:

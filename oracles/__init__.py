@@ -12,6 +12,10 @@ the exhaustive search in :mod:`treetool.oracles.search`; the published dynamic o
 :mod:`treetool.oracles.dynamic`, :mod:`treetool.oracles.nederhof` (arc-standard) and, for attardi of degree 2,
 :mod:`treetool.oracles.tabular_loss`
 (``system.dynamic_oracle(gold_heads, gold_labels)``).
+For a training loop: the action vocabulary, cost vectors and legal masks in
+:mod:`~treetool.oracles.vocabulary` (``system.actions(labels)``), the children
+of words so far in :mod:`~treetool.oracles.features`, the root positions and
+the checks of configurations in :mod:`~treetool.oracles.layout`.
 """
 
 import importlib
@@ -26,6 +30,8 @@ _HOME = {
     "Step": "annotate",
     "annotate_sentence": "annotate",
     "Action": "system",
+    "ActionKinds": "vocabulary",
+    "ActionVocabulary": "vocabulary",
     "ArcEager": "arc_eager",
     "ArcEagerOracle": "dynamic",
     "ArcHybrid": "arc_hybrid",
@@ -35,10 +41,13 @@ _HOME = {
     "AttardiDegree2Oracle": "tabular_loss",
     "Budget": "search",
     "BudgetExceeded": "search",
+    "Children": "features",
     "Configuration": "system",
+    "ConfigurationMismatch": "layout",
     "DynamicOracle": "system",
     "ExactOracle": "search",
     "ExhaustiveSearch": "search",
+    "ILLEGAL": "vocabulary",
     "IllegalAction": "system",
     "IncompleteDerivation": "system",
     "MAX_DEGREE": "attardi",
@@ -48,6 +57,7 @@ _HOME = {
     "NonMonotonicArcEagerOracle": "dynamic",
     "OracleUnavailable": "system",
     "REDUCE_MODES": "arc_eager",
+    "ROOT_POSITIONS": "layout",
     "SWAP_ORDERS": "swap",
     "SYSTEMS": "system",
     "SearchError": "search",
@@ -93,6 +103,8 @@ __all__ = [
     "Step",
     "annotate_sentence",
     "Action",
+    "ActionKinds",
+    "ActionVocabulary",
     "ArcEager",
     "ArcEagerOracle",
     "ArcHybrid",
@@ -102,10 +114,13 @@ __all__ = [
     "AttardiDegree2Oracle",
     "Budget",
     "BudgetExceeded",
+    "Children",
     "Configuration",
+    "ConfigurationMismatch",
     "DynamicOracle",
     "ExactOracle",
     "ExhaustiveSearch",
+    "ILLEGAL",
     "IllegalAction",
     "IncompleteDerivation",
     "MAX_DEGREE",
@@ -115,6 +130,7 @@ __all__ = [
     "NonMonotonicArcEagerOracle",
     "OracleUnavailable",
     "REDUCE_MODES",
+    "ROOT_POSITIONS",
     "SWAP_ORDERS",
     "SYSTEMS",
     "SearchError",

@@ -26,7 +26,8 @@ NM_VARIANTS = ("L", "D", "LD")
 
 
 def arc_eager_oracle(
-    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, reduce: str = "eager", root: str = "last"
+    gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, reduce: str = "eager", root: str = "last",
+    *, empty_stack: bool = False,
 ) -> list[Action] | None:
     """The usual static oracle of arc-eager (Nivre 2003, 2008), with the root ``last`` or ``first``.
 
@@ -38,7 +39,9 @@ def arc_eager_oracle(
     is the root (Nivre 2008 §4.2's condition). A reduction of s0 while it
     still misses dependents would lose them, so the oracle then returns
     ``None``, as it does when it gets stuck or, root first, when the buffer
-    runs out with a word still headless. Only gold arcs are built; the
+    runs out with a word still headless. ``empty_stack`` (root first, for
+    variant D, whose final stack is ``[0]``): then reduce the words left on
+    the stack. Only gold arcs are built; the
     oracle derives every projective tree and no other (checked against
     exhaustive search). Linear time: the lazy test uses two counters.
     """
@@ -98,7 +101,9 @@ def arc_eager_oracle(
             waiting[heads[b0]] += 1
         stack.append(b0)
         nxt += 1
-    return out if all(has_head[1:]) else None
+    if not all(has_head[1:]):
+        return None
+    return out + ["RE"] * (len(stack) - 1) if empty_stack and root == "first" else out
 
 
 class ArcEager(TransitionSystem):
@@ -154,8 +159,8 @@ class ArcEager(TransitionSystem):
         stack, buffer = config.stack, config.buffer
         if kind == "SH":
             return bool(buffer) and (buffer[0] != 0 or not stack)
-        if not stack or not (buffer or self.root_last):  # root first: the computation ends with the buffer
-            return False
+        if not stack or not (buffer or self.root_last or (kind == "RE" and self.nm_reduce)):
+            return False  # root first: the computation ends with the buffer (variant D: once reduced to [0])
         if kind == "RE":
             return config.heads[stack[-1]] != -1 or (self.nm_reduce and len(stack) >= 2)
         if not buffer:
@@ -205,7 +210,7 @@ class ArcEager(TransitionSystem):
         return "s0 has no head yet"
 
     def is_final(self, config: Configuration) -> bool:
-        return not config.buffer
+        return not config.buffer and (self.root_last or not self.nm_reduce or len(config.stack) == 1)
 
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
         return arc_eager_oracle(gold_heads, gold_labels, self.reduce, self.root)
@@ -291,6 +296,10 @@ class NonMonotonicArcEager(ArcEager):
         """
         return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published,
                                           root=self.root)
+
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+        """Arc-eager's (:func:`arc_eager_oracle`); with the root first, variant D then reduces the stack to ``[0]``."""
+        return arc_eager_oracle(gold_heads, gold_labels, self.reduce, self.root, empty_stack=self.nm_reduce)
 
     def _why_not(self, config: Configuration, kind: str) -> str:
         if kind == "RE" and config.stack and self.nm_reduce:

@@ -382,6 +382,9 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
 
     def _costs(self, config: Configuration) -> list[Entry]:
         stack, buffer, heads = config.stack, config.buffer, config.heads
+        if not buffer and self.nm_reduce and len(stack) >= 2:  # root first, D: reduce to [0], the only action
+            s0 = stack[-1]
+            return [("RE", -1, -1, 0) if heads[s0] != -1 else ("RE", stack[-2], s0, 0)]
         if not stack or not buffer:
             return self._monotonic_costs(config)
         gold, on_stack, nm_left = self.gold, self.on_stack, self.nm_left

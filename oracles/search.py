@@ -42,7 +42,7 @@ from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Seque
 from treetool.budget import SentenceTimeout
 from treetool.recursion import run_nested
 
-from .layout import check_sentence
+from .layout import ConfigurationMismatch, check_sentence
 from .system import Action, Configuration, TransitionSystem, as_heads, with_label
 from .vocabulary import CostVectors
 
@@ -386,7 +386,7 @@ class ExhaustiveSearch:
 
     def _check_labels(self, config: Configuration) -> None:
         if self.gold.labels is not None and config.labels is None:
-            raise ValueError("gold labels were given but the configuration is unlabelled")
+            raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
 
     def loss(self, config: Configuration) -> float:
         """Smallest number of wrong words in any final configuration reachable from ``config``."""

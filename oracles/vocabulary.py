@@ -137,7 +137,11 @@ class ActionVocabulary:
         if len(set(labels)) != len(labels):
             raise ValueError("the labels are not distinct")
         for label in labels:
-            if not isinstance(label, str) or not label or self.system.parse_action(f"LA({label})")[2] != label:
+            try:
+                spells_back = self.system.parse_action(f"LA({label})")[2] == label
+            except ValueError:  # IllegalAction: no spelling at all
+                spells_back = False
+            if not isinstance(label, str) or not spells_back:
                 raise ValueError(f"{label!r} cannot be a label (a non-empty string that spells back as LA(label))")
 
     def __len__(self) -> int:

@@ -34,7 +34,11 @@ MAX_N = {"swap": 5}  # swap's configuration space grows fastest; its n = 6 enume
 
 @lru_cache(maxsize=None)
 def derivable_set(spec_key: tuple, n: int) -> frozenset:
-    return frozenset(reachable_trees(make((spec_key[0], dict(spec_key[1]))), n))
+    """The trees among the heads of the final configurations (root-first arc-eager may end with headless words)."""
+    finals = frozenset(reachable_trees(make((spec_key[0], dict(spec_key[1]))), n))
+    trees = frozenset(heads for heads in finals if -1 not in heads[1:])
+    assert trees == finals or (spec_key[0] in ("arc-eager", "nm-arc-eager") and ("root", "first") in spec_key[1])
+    return trees
 
 
 def _key(spec):
