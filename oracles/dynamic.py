@@ -34,7 +34,7 @@ root in the other position; ``treetool.oracles.layout``) raises
 
 Both dict (:meth:`costs`) and vector (:meth:`cost_vector`,
 ``treetool.oracles.vocabulary``) are read off one list of entries
-``(kind, head, dependent, cost)`` per legal action, so the formulas are
+``(key, head, dependent, cost)`` per legal action, so the formulas are
 written once.
 """
 
@@ -59,8 +59,9 @@ class _CountingOracle(CostVectors):
     ``on_stack[w]``; ``in_buffer_deps[h]``: gold dependents of h in the buffer;
     ``stack_deps[h]``: gold dependents of h on the stack; ``headless_deps[h]``:
     those among them without a head yet. Subclasses define ``_costs``, which
-    returns one :data:`Entry` per legal action (legal order): the dict of
-    :meth:`costs` and the vector of :meth:`cost_vector` are both read off it.
+    returns one :data:`~treetool.oracles.vocabulary.Entry` per legal action
+    (legal order): the dict of :meth:`costs` and the vector of
+    :meth:`cost_vector` are both read off it.
     ``root`` is where the system keeps the root 0 (``treetool.oracles.layout``).
     """
 
@@ -71,8 +72,9 @@ class _CountingOracle(CostVectors):
         self.labels = None if gold_labels is None else list(gold_labels)
         self.n = n = len(self.gold) - 1
         self.root_last = root == "last"
-        self.keys = {kind: [kind] * (n + 1) if gold_labels is None else [f"{kind}({label})" for label in gold_labels]
-                     for kind in ("LA", "RA", "RE")}  # kind -> the key of the action attaching each word
+        self.la_keys = ["LA"] * (n + 1) if gold_labels is None else [f"LA({label})" for label in gold_labels]
+        self.ra_keys = ["RA"] * (n + 1) if gold_labels is None else [f"RA({label})" for label in gold_labels]
+        self.re_keys = ["RE"] * (n + 1) if gold_labels is None else [f"RE({label})" for label in gold_labels]
         self._last: Configuration | None = None  # the configuration the counters describe
         self._answer: tuple[Configuration | None, tuple] = (None, ())  # the last costs() call
         self.on_stack = [False] * (n + 1)
@@ -158,21 +160,19 @@ class _CountingOracle(CostVectors):
                 self._rebuild(config)
             self._last = config
         entries = self._costs(config)
-        if entries and all(entry[3] for entry in entries):  # only with a non-projective gold tree: module doc
+        for entry in entries:
+            if not entry[3]:
+                return entries
+        if entries:  # no cost 0: only with a non-projective gold tree (module doc)
             cheapest = min(entry[3] for entry in entries)
-            entries = [(kind, head, dep, cost - cheapest) for kind, head, dep, cost in entries]
+            entries = [(key, head, dep, cost - cheapest) for key, head, dep, cost in entries]
         return entries
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         """Cost of every legal action (see the class docstring for exactness); a new dict each call."""
-        costs = self._keyed(self._entries_of(config))
+        costs = {key: cost for key, _, _, cost in self._entries_of(config)}
         self._answer = (config, self._best(config, costs))  # for optimal(config): a walk asks for both
         return costs
-
-    def _keyed(self, entries: list[Entry]) -> dict[Action, int]:
-        """``entries`` as the dict of :meth:`costs`: an arc action keyed with its dependent's gold label, if any."""
-        keys = self.keys
-        return {kind if dep < 0 else keys[kind][dep]: cost for kind, _, dep, cost in entries}
 
     def _entries(self, config: Configuration, actions: ActionVocabulary) -> list[Entry]:
         """The entries of :meth:`cost_vector`, straight from the counters (no dict, no key)."""
@@ -243,11 +243,11 @@ class ArcHybridOracle(_CountingOracle):
             if s0 > 0:
                 g = gold[s0]
                 lost_head = g != b0 and ((len(stack) >= 2 and g == stack[-2]) or g >= first or g == root)
-                out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0]))
+                out.append((self.la_keys[s0], b0, s0, lost_head + self.in_buffer_deps[s0]))
         if len(stack) >= 2:
             s1, g = stack[-2], gold[s0]
             lost_head = g != s1 and (g >= first or g == root)
-            out.append(("RA", s1, s0, lost_head + self.in_buffer_deps[s0]))
+            out.append((self.ra_keys[s0], s1, s0, lost_head + self.in_buffer_deps[s0]))
         return out
 
 
@@ -303,11 +303,11 @@ class ArcEagerOracle(_CountingOracle):
             out.append(("SH", -1, -1, on_stack[gold[b0]] + self.headless_deps[b0]))
         if headless and s0:
             g = gold[s0]
-            out.append(("LA", b0, s0, (g != b0 and (g >= first or g == root)) + self.in_buffer_deps[s0]))
+            out.append((self.la_keys[s0], b0, s0, (g != b0 and (g >= first or g == root)) + self.in_buffer_deps[s0]))
         if b0:
             g = gold[b0]
             lost_head = g != s0 and (on_stack[g] or g >= first or g == root)
-            out.append(("RA", s0, b0, lost_head + self.headless_deps[b0]))
+            out.append((self.ra_keys[b0], s0, b0, lost_head + self.headless_deps[b0]))
         if not headless:
             out.append(("RE", -1, -1, self.in_buffer_deps[s0]))
         return out
@@ -384,7 +384,7 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
         stack, buffer, heads = config.stack, config.buffer, config.heads
         if not buffer and self.nm_reduce and len(stack) >= 2:  # root first, D: reduce to [0], the only action
             s0 = stack[-1]
-            return [("RE", -1, -1, 0) if heads[s0] != -1 else ("RE", stack[-2], s0, 0)]
+            return [("RE", -1, -1, 0) if heads[s0] != -1 else (self.re_keys[s0], stack[-2], s0, 0)]
         if not stack or not buffer:
             return self._monotonic_costs(config)
         gold, on_stack, nm_left = self.gold, self.on_stack, self.nm_left
@@ -404,13 +404,13 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
         elif headless:  # LA: C + Δ_NMD
             lost_head = g != b0 and in_buffer
             lost_reduce = self.nm_reduce and len(stack) >= 2 and g == stack[-2]
-            out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0] + lost_reduce))
+            out.append((self.la_keys[s0], b0, s0, lost_head + self.in_buffer_deps[s0] + lost_reduce))
         elif nm_left:  # LA on a headed s0: C + Δ_NML
             if g == heads[s0] and (self.labels is None or config.labels[s0] == self.labels[s0]):
                 lost_head = True  # s0 loses its gold arc
             else:
                 lost_head = g != b0 and in_buffer
-            out.append(("LA", b0, s0, lost_head + self.in_buffer_deps[s0]))
+            out.append((self.la_keys[s0], b0, s0, lost_head + self.in_buffer_deps[s0]))
         if b0:  # RA: C + Δ_NML
             g = gold[b0]
             b0_head_in_buffer = g >= first or g == root
@@ -418,19 +418,19 @@ class NonMonotonicArcEagerOracle(ArcEagerOracle):
             cost = lost_head + self.headless_deps[b0]
             if nm_left:
                 cost += self.stack_deps[b0] - self.headless_deps[b0] - b0_head_in_buffer
-            out.append(("RA", s0, b0, cost))
+            out.append((self.ra_keys[b0], s0, b0, cost))
         if not headless:  # RE: C + Δ_NML
             out.append(("RE", -1, -1, self.in_buffer_deps[s0] + (nm_left and in_buffer)))
         elif self.nm_reduce and len(stack) >= 2:  # the attaching RE: C (+ the correction)
             cost = self.in_buffer_deps[s0] + (self.reduce_loses_buffer_head and in_buffer)
-            out.append(("RE", stack[-2], s0, cost))
+            out.append((self.re_keys[s0], stack[-2], s0, cost))
         return out
 
     def _best(self, config: Configuration, costs: dict[Action, int]) -> list[Action]:
         best = [action for action, cost in costs.items() if cost == 0]
         if not self.prefer_monotonic or len(best) < 2:
             return best
-        mono = self._keyed(self._monotonic_costs(config))
+        mono = {key: cost for key, _, _, cost in self._monotonic_costs(config)}
         both = [action for action in best if mono.get(action) == 0]
         return both or best
 

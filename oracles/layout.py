@@ -64,18 +64,25 @@ def check_sentence(config: Configuration, n: int) -> None:
 
 
 def check_configuration(config: Configuration, n: int, root_last: bool) -> None:
-    """O(1): :func:`check_sentence`, and the root where ``root_last`` puts it."""
+    """O(1): :func:`check_sentence`, and the root where ``root_last`` puts it (one test on the fast path)."""
+    stack, buffer, heads, labels = config
+    if len(heads) == n + 1 and heads[0] == -1 and (labels is None or len(labels) == n + 1):
+        if root_last:
+            if (buffer[-1] == 0 and (not stack or stack[0] != 0)) if buffer else stack == (0,):
+                return
+        elif stack and stack[0] == 0 and (not buffer or buffer[-1] == n):
+            return
+    _refuse(config, n, root_last)
+
+
+def _refuse(config: Configuration, n: int, root_last: bool) -> None:
+    """Raise what :func:`check_configuration` found wrong."""
     check_sentence(config, n)
-    stack, buffer = config.stack, config.buffer
     if root_last:
-        if buffer and (buffer[-1] != 0 or (stack and stack[0] == 0)):
-            raise ConfigurationMismatch("the root 0 is not at the end of the buffer, where a root-last system keeps "
-                                        "it until the stack is empty (a root-first configuration?)")
-        if not buffer and stack != (0,):
-            raise ConfigurationMismatch("a root-last system ends with the stack [0] when the buffer is empty")
-    elif not stack or stack[0] != 0 or (buffer and buffer[-1] != n):
-        raise ConfigurationMismatch("the root 0 is not at the bottom of the stack with the buffer ending in word "
-                                    f"{n}, as a root-first system keeps them (a root-last configuration?)")
+        raise ConfigurationMismatch("the root 0 is not at the end of the buffer, where a root-last system keeps it "
+                                    "until the stack is empty (a root-first configuration?)")
+    raise ConfigurationMismatch("the root 0 is not at the bottom of the stack with the buffer ending in word "
+                                f"{n}, as a root-first system keeps them (a root-last configuration?)")
 
 
 def check_arrangement(config: Configuration, n: int, root_last: bool) -> None:

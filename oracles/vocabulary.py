@@ -14,7 +14,7 @@ API (``oracle.costs(config)``, spelled actions) stays, for reading.
 >>> oracle = system.dynamic_oracle(heads, labels)        # one per sentence
 >>> config = system.initial(3, labeled=True)
 >>> while not system.is_final(config):
-...     costs = oracle.cost_vector(config, actions)       # int32, -1 (ILLEGAL) where illegal
+...     costs = oracle.cost_vector(config, actions)       # ints, -1 (ILLEGAL) where illegal
 ...     scores = [rng.random() for _ in actions]          # your model's scores, len(actions) of them
 ...     best = max((i for i in range(len(actions)) if costs[i] == 0), key=scores.__getitem__)
 ...     config = system.apply(config, actions[best])     # (explore: apply a costly action sometimes)
@@ -39,7 +39,8 @@ Vocabulary order (fixed; ids are positions in it):
   plain one only. Each system declares these in ``action_kinds``
   (:class:`ActionKinds`).
 
-Cost vectors (``oracle.cost_vector(config, actions)``, ``int32``): entry i
+Cost vectors (``oracle.cost_vector(config, actions)``, numpy ``intc``, the
+C int: 32 bits on Linux, macOS and Windows): entry i
 is the oracle's cost of action i in ``config`` (the loss difference of
 ``oracle.costs``), :data:`ILLEGAL` (-1) where action i is not legal. With
 gold labels, an arc action labelled with the attached word's gold label
@@ -63,6 +64,7 @@ an illegal action at once, which is the mistake to catch early: mask first.
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: system.py imports this module, and numpy loads with the first vocabulary
@@ -76,8 +78,9 @@ ILLEGAL = -1
 """The entry of an illegal action in a cost vector (module doc: why -1)."""
 
 Entry = tuple[str, int, int, int]
-"""One legal action of an oracle: ``(kind, head, dependent, cost)``; ``kind`` is the unlabelled spelling
-(``"LA2"``), head = dependent = -1 when the action builds no arc."""
+"""One legal action of an oracle: ``(key, head, dependent, cost)``; ``key`` as in ``oracle.costs`` (an arc
+action labelled with the dependent's gold label when the oracle has gold labels), head = dependent = -1 when
+the action builds no arc."""
 
 
 class ActionKinds(NamedTuple):
@@ -124,8 +127,12 @@ class ActionVocabulary:
         self._plain = {kind: self.index[kind] for kind in plain}
         self._label_index = {label: i for i, label in enumerate(self.labels or ())}
         self._kind_of: dict[str, str] = {}  # a costs() key -> its unlabelled kind
-        self._template = numpy.full(len(actions), ILLEGAL, dtype=numpy.int32)
+        self._slots: dict[str, tuple[int, slice | None, int, bool]] = {}  # a costs() key -> where it goes (_slot)
+        self._template = numpy.full(len(actions), ILLEGAL, dtype=numpy.intc)  # C int: array("i") runs fit it
+        self._runs: list[array] = []  # value -> len(labels) copies of it (_run)
         self._no_mask = numpy.zeros(len(actions), dtype=bool)
+        self._all_true = memoryview(numpy.ones(len(self.labels or ()), dtype=bool))  # a span of a mask
+        self._plain_or_labelled = set(kinds.plain) & set(kinds.labelled)  # nm-arc-eager D's RE: new_arc decides
 
     def _spell(self, kind: str, label: str | None) -> str:
         name, degree, _ = self.system.parse_action(kind)
@@ -160,37 +167,57 @@ class ActionVocabulary:
     # ------------------------------------------------------------ vectors
     def legal_mask(self, config: Configuration) -> np.ndarray:
         """A new bool vector: True for the actions legal in ``config`` (every label of a legal arc transition)."""
-        system, spans, plain = self.system, self._spans, self._plain
+        system, spans, plain, both = self.system, self._spans, self._plain, self._plain_or_labelled
         mask = self._no_mask.copy()
+        cells = memoryview(mask)  # as in vector(): a fraction of numpy's cost per assignment
         for kind in system.legal(config):
             span = None if spans is None else spans.get(kind)
-            if span is None or (kind in plain and system.new_arc(config, kind) is None):
-                mask[plain[kind]] = True
+            if span is None or (kind in both and system.new_arc(config, kind) is None):
+                cells[plain[kind]] = True
             else:
-                mask[span[0]:span[1]] = True
+                cells[span[0]:span[1]] = self._all_true
         return mask
 
-    def vector(self, entries: list[Entry], gold: Any, gold_labels: Any) -> np.ndarray:
-        """A new cost vector from an oracle's ``entries`` for its gold heads and labels (module doc for the rules)."""
+    def vector(self, entries: list[Entry], gold: Any) -> np.ndarray:
+        """A new cost vector from an oracle's ``entries`` for its gold heads ``gold`` (module doc for the rules).
+
+        Written through a memoryview, and a span of labels from a ready-made
+        run of equal values: numpy's own item and slice assignments cost
+        several times more per call (benchmarks/training_api.py).
+        """
         vector = self._template.copy()
-        plain, spans, label_index = self._plain, self._spans, self._label_index
-        try:
-            for kind, head, dep, cost in entries:
-                if dep < 0 or spans is None:
-                    vector[plain[kind]] = cost
-                    continue
-                low, high = spans[kind]
-                if gold_labels is None:
-                    vector[low:high] = cost
-                    continue
-                vector[low:high] = cost + (gold[dep] == head)
-                offset = label_index.get(gold_labels[dep])
-                if offset is not None:
-                    vector[low + offset] = cost
-        except KeyError as err:
-            raise ValueError(f"the vocabulary has no transition {err.args[0]!r} (a vocabulary of another "
-                             "system, or an unlabelled oracle's action in a labelled vocabulary?)") from None
+        cells = memoryview(vector)
+        slots, runs = self._slots, self._runs
+        for key, head, dep, cost in entries:
+            plain, span, exact, labelled = slots.get(key) or self._slot(key)
+            if dep < 0 or span is None:
+                if plain < 0:
+                    raise ValueError(f"the vocabulary has no transition {key!r} (a vocabulary of another system?)")
+                cells[plain] = cost
+                continue
+            fill = cost + (gold[dep] == head) if labelled else cost  # without gold labels, every label alike
+            cells[span] = runs[fill] if fill < len(runs) else self._run(fill)
+            if labelled and exact >= 0:
+                cells[exact] = cost
         return vector
+
+    def _run(self, value: int) -> array:
+        """``len(labels)`` copies of ``value``, for a span of :meth:`vector` (kept for every value up to it)."""
+        runs, width = self._runs, len(self.labels or ())
+        while len(runs) <= value:
+            runs.append(array("i", [len(runs)]) * width)
+        return runs[value]
+
+    def _slot(self, key: str) -> tuple[int, slice | None, int, bool]:
+        """Where the cost of an oracle's ``key`` goes: (plain id or -1, the span of its labels or None, the id of
+        the key itself or -1, the key is labelled). Cached per key; a slice object saves numpy a conversion."""
+        name, degree, label = self.system.parse_action(key)
+        kind = self.system.format_action(name, degree)
+        low, high = (-1, -1) if self._spans is None else self._spans.get(kind, (-1, -1))
+        exact = low + self._label_index[label] if low >= 0 and label in self._label_index else -1
+        slot = self._slots[key] = (self._plain.get(kind, -1), slice(low, high) if low >= 0 else None, exact,
+                                   label is not None)
+        return slot
 
     def entries(self, config: Configuration, costs: dict[str, int]) -> list[Entry]:
         """An oracle's ``costs(config)`` as :data:`Entry` tuples (the arcs from ``system.new_arc``)."""
@@ -201,27 +228,25 @@ class ActionVocabulary:
             if kind is None:
                 kind = kind_of[key] = self._spell(key, None)
             arc = system.new_arc(config, kind) if kind in attaching else None
-            out.append((kind, -1, -1, cost) if arc is None else (kind, arc[0], arc[1], cost))
+            out.append((key, -1, -1, cost) if arc is None else (key, arc[0], arc[1], cost))
         return out
 
 
 class CostVectors:
-    """Gives an oracle :meth:`cost_vector`; the oracle has ``costs(config)``, ``gold`` (heads) and ``labels``.
+    """Gives an oracle :meth:`cost_vector`; the oracle has ``costs(config)`` and ``gold`` (its gold heads).
 
-    ``labels`` are the gold labels, or ``None``. An oracle that has its
-    costs before it builds a dict (the counting oracles of
-    ``treetool.oracles.dynamic``) overrides :meth:`_entries`.
+    An oracle that has its costs before it builds a dict (the counting
+    oracles of ``treetool.oracles.dynamic``) overrides :meth:`_entries`.
     """
 
     gold: Any
-    labels: Any
 
     def costs(self, config: Configuration) -> dict[str, int]:
         raise NotImplementedError
 
     def cost_vector(self, config: Configuration, actions: ActionVocabulary) -> np.ndarray:
         """The cost of every action of ``actions`` in ``config``, :data:`ILLEGAL` where illegal (module doc)."""
-        return actions.vector(self._entries(config, actions), self.gold, self.labels)
+        return actions.vector(self._entries(config, actions), self.gold)
 
     def _entries(self, config: Configuration, actions: ActionVocabulary) -> list[Entry]:
         return actions.entries(config, self.costs(config))

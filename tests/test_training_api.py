@@ -88,7 +88,7 @@ def test_cost_vector_and_legal_mask_match_the_exhaustive_search(name, spec, opti
             for config in configs if n < 4 else rng.sample(configs, min(len(configs), 120)):
                 expected = expected_vector(system, labelled, config, search)
                 vector = oracle.cost_vector(config, labelled)
-                assert vector.dtype == np.int32 and vector.tolist() == expected, (tree, gold, config)
+                assert vector.dtype == np.intc and vector.itemsize == 4 and vector.tolist() == expected, (tree, gold, config)
                 assert labelled.legal_mask(config).tolist() == [cost != ILLEGAL for cost in expected]
                 expected = expected_vector(system, plain, config, search)
                 assert oracle.cost_vector(config, plain).tolist() == expected, (tree, gold, config)
