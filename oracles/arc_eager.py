@@ -121,7 +121,8 @@ class ArcEager(TransitionSystem):
     left on the stack without a head stay headless (wrong, for the loss);
     with the root last the same holds by construction (the stack is
     ``[0]``). Goldberg & Nivre (2012) §3 define the dynamic oracle on this
-    system.
+    system (§4: training with it). Variant D of :class:`NonMonotonicArcEager`
+    differs at the end (its docstring).
 
     Both derive exactly the projective trees (checked against exhaustive
     search). ``reduce`` (``eager``/``lazy``) selects the static oracle's
@@ -258,7 +259,11 @@ class NonMonotonicArcEager(ArcEager):
     against exhaustive search), so the static oracle is arc-eager's.
     ``root`` as in :class:`ArcEager`: the paper puts the root last; with it
     first the variants change the same transitions of Nivre (2008)'s
-    arc-eager (``LA`` still never takes the root as dependent).
+    arc-eager (``LA`` still never takes the root as dependent), and variant
+    D keeps reducing once the buffer is empty, attaching each headless s0
+    to s1, until the stack is ``[0]``, its final configuration. With the
+    root last the root at the end of the buffer guarantees that chance;
+    without it Δ_NMD(SH) = -[g(b0) = s0] would not hold for the last word.
     """
 
     name = "nm-arc-eager"

@@ -65,7 +65,7 @@ an illegal action at once, which is the mistake to catch early: mask first.
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: system.py imports this module, and numpy loads with the first vocabulary
     import numpy as np
@@ -157,7 +157,7 @@ class ActionVocabulary:
     def __getitem__(self, i: int) -> str:
         return self.actions[i]
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self.actions)
 
     def __repr__(self) -> str:
