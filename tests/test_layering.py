@@ -104,7 +104,7 @@ def _module_edges(name: str, path: Path, modules: dict[str, Path]) -> Iterator[E
         elif isinstance(node, ast.Call) and _literal_import(node):
             targets = [node.args[0].value]
         elif isinstance(node, ast.Assign) and node in tree.body and _is_lazy_table(node, path):
-            targets = [f"{package}.{value.value}" for value in node.value.values]
+            targets = [f"{package}.{value.value}" for value in node.value.values if isinstance(value, ast.Constant)]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value:
             target = node.value.partition(":")[0]
             if target != name and target in modules:

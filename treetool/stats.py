@@ -12,7 +12,7 @@ are :mod:`treetool.oracles.constituency.stats`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
