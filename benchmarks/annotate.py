@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from treetool.commands.annotate import _jsonl  # noqa: E402
+from treetool.formats.steps import dependency_jsonl  # noqa: E402
 from treetool.oracles import get_system  # noqa: E402
 from treetool.oracles.annotate import Explore, annotate_sentence  # noqa: E402
 from treetool.treebank import read_treebank  # noqa: E402
@@ -98,7 +98,7 @@ def shares(path: Path, system_name: str) -> tuple[int, dict[str, float]]:
     start = time.process_time()
     with open(os.devnull, "wb") as sink:
         for (sent_id, _), walked in zip(trees, walks):
-            sink.write(_jsonl(sent_id, iter(walked)).encode("utf-8"))
+            sink.write(dependency_jsonl(sent_id, iter(walked)).encode("utf-8"))
     write = time.process_time() - start
     steps = sum(map(len, walks))
     return steps, {"read": read, "oracle": walk - without_oracle, "walk": without_oracle, "write": write}

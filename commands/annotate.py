@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -19,6 +18,7 @@ from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.formats.steps import DEPENDENCY_FORMATS
 from treetool.parallel import SentencePool
 from treetool.treebank import ReadShare, read_treebank
 
@@ -27,13 +27,12 @@ from .common import (
     Rejects, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
+from .out_of_reach import OutOfReach, out_of_reach_reason
 from .progress import SentenceProgress
 from .systems import DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, system_from_options
 
 if TYPE_CHECKING:  # numpy comes with these: constituency runs do without
     from treetool.sentence import Sentence
-
-STEP_FORMATS = ("jsonl", "tsv")
 
 #: The default ``--max-states``: at most about 4 s and 80 MB of exact search per sentence (measured: 40 us and
 #: 0.8 kB a configuration), so a default run ends on any treebank. Swap's search expands about as many
@@ -43,7 +42,7 @@ DEFAULT_MAX_STATES = 100_000
 
 Policy = choices("Policy", POLICIES)
 OracleKind = choices("OracleKind", ORACLE_KINDS)
-StepFormat = choices("StepFormat", STEP_FORMATS)
+StepFormat = choices("StepFormat", tuple(DEPENDENCY_FORMATS))
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
@@ -162,7 +161,7 @@ def annotate_command(
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
     walk = functools.partial(
-        _walk_text, chosen, _jsonl if output_format.value == "jsonl" else _tsv, labeled=labeled, kind=kind,
+        _walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], labeled=labeled, kind=kind,
         max_length=max_length, max_seconds=max_seconds, max_states=max_states if kind == "exact" else None,
         options=_oracle_options(prefer_monotonic, algorithm, strategy))
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
@@ -206,51 +205,6 @@ def annotate_command(
         if trees is not None:
             trees.finish()
     beyond.report()
-
-
-def out_of_reach_reason(err: SentenceTimeout, max_seconds: float | None, max_states: int | None) -> str:
-    """Why a budget stopped a sentence, as the skip summary groups it."""
-    if err.seconds is not None and max_seconds is not None:
-        return f"ran out of --max-seconds {max_seconds:g}"
-    if max_states is not None and f"more than {max_states} configurations" in str(err):
-        return f"exact search needs more than --max-states {max_states} configurations"
-    return str(err)
-
-
-class OutOfReach:
-    """The sentences an oracle could not finish within the limits: skipped and counted, or the run's error.
-
-    A sentence beyond the reach of a search (longer than ``--max-length``,
-    more than ``--max-states`` configurations, past ``--max-seconds``, or a
-    table too large for memory) is not bad input: by default it is left
-    out, and the run ends with one line per reason on stderr (how many,
-    which, and the option that raises the limit); ``--on-timeout fail``
-    makes the first one the run's error, naming what ran out.
-    """
-
-    def __init__(self, what: str, *, fail: bool) -> None:
-        self.what = what
-        self.fail = fail
-        self.skipped: dict[str, list[str]] = {}
-
-    def add(self, sentence: Sentence, reason: str, err: Exception) -> None:
-        """Count ``sentence`` as skipped for ``reason``, or raise the run's error when asked to fail."""
-        if self.fail:
-            raise TreebankError(f"{self.what}: {err}", filename=sentence.filename, line=sentence.line,
-                                sent_id=sentence.sent_id) from None
-        self.skipped.setdefault(reason, []).append(sentence.location())
-
-    def report(self) -> None:
-        """One warning per reason: the count, the option that raises the limit, the sentences."""
-        for reason, where in self.skipped.items():
-            many = len(where) != 1
-            if reason.startswith("ran out of"):  # the wording of every command's timeouts
-                head = f"{len(where)} sentence{'s' * many} {reason} and {'were' if many else 'was'} skipped"
-            else:
-                head = f"{len(where)} sentence{'s' * many} skipped: {reason}"
-            option = next((o for o in ("--max-length", "--max-states") if o in reason), None)
-            hint = f" ({option} raises the limit)" if option else ""
-            error(f"warning: {head}{hint}: {' '.join(where)}")
 
 
 def _runs_cubic_unbounded(system: TransitionSystem, kind: str, algorithm: Any, max_seconds: float | None) -> bool:
@@ -318,52 +272,6 @@ def _unavailable(system: TransitionSystem, kind: str, err: OracleUnavailable, se
     message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
     return TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,
                          raw=sentence.raw)
-
-
-def _jsonl(sent_id: str, steps: Iterator[Step]) -> str:
-    """The records of one sentence, byte for byte what ``json.dumps(record, ensure_ascii=False)`` writes.
-
-    Spelled out here because ``json.dumps`` per record took half the run:
-    lists of ints are written by ``str(list)`` (the same text); the buffer,
-    heads and labels are encoded again only when a step changed them
-    (transitions pass unchanged tuples on); the end of a record (costs,
-    optimal, action) comes from :func:`_record_end`, which sees few
-    distinct values.
-    """
-    head = f'{{"sent_id": {json.dumps(sent_id, ensure_ascii=False)}, "step": '
-    lines = []
-    heads = labels = buffer = heads_text = labels_text = buffer_text = None
-    for s in steps:
-        if s.buffer is not buffer:
-            buffer, buffer_text = s.buffer, str(list(s.buffer))
-        if s.heads is not heads:
-            heads, heads_text = s.heads, str(list(s.heads))
-        if s.labels is not labels:
-            labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
-        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": {heads_text}, '
-                     f'{labels_text or ""}{_record_end(tuple(s.costs.items()), tuple(s.optimal), s.action)}')
-    return "".join(lines)
-
-
-@functools.lru_cache(maxsize=65536)
-def _record_end(costs: tuple[tuple[str, int], ...], optimal: tuple[str, ...], action: str) -> str:
-    """``"costs": {...}, "optimal": [...], "action": ...}`` and the line end, as JSON."""
-    pairs = ", ".join([f"{_quoted(a)}: {c}" for a, c in costs])
-    return f'"costs": {{{pairs}}}, "optimal": [{", ".join(map(_quoted, optimal))}], "action": {_quoted(action)}}}\n'
-
-
-@functools.lru_cache(maxsize=65536)
-def _quoted(text: str | None) -> str:
-    """``text`` as JSON (``null`` for None), cached: a treebank has few distinct spellings."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _tsv(sent_id: str, steps: Iterator[Step]) -> str:
-    return "".join(
-        f"{sent_id}\t{s.step}\t{s.action}\t{' '.join(s.optimal)}\t"
-        f"{' '.join(f'{a}={c}' for a, c in s.costs.items())}\n"
-        for s in steps
-    )
 
 
 # ---------------------------------------------------------------- --predicted

@@ -1,10 +1,10 @@
 """``treetool annotate`` on PTB trees with ``--system top-down`` or ``in-order`` (issue 12).
 
 One JSON object per step: ``{"sent_id", "step", "stack", "buffer", "built",
-["finished",] "costs", "optimal", "action"}`` (see
-:func:`treetool.oracles.constituency.annotate.step_record`, which :func:`_jsonl` writes
-byte for byte). Trees are cleaned as ``treetool oracle`` cleans them (traces
-and function tags dropped, the outer wrapper removed). The sentence id is the
+["finished",] "costs", "optimal", "action"}`` (:mod:`treetool.formats.steps`
+writes :func:`treetool.oracles.constituency.annotate.step_record` byte for
+byte). Trees are cleaned as ``treetool oracle`` cleans them (traces and
+function tags dropped, the outer wrapper removed). The sentence id is the
 tree's position in its file. ``--jobs N`` walks the trees in N processes
 (:mod:`treetool.parallel`); the output is the same, since the random stream
 of ``--policy explore`` depends only on the seed and the tree's position.
@@ -19,19 +19,21 @@ import typer
 
 from treetool.oracles.annotate import Explore, Predicted, Static
 from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
-from treetool.oracles.constituency.annotate import ConstituencyStep, annotate_tree
+from treetool.oracles.constituency.annotate import annotate_tree
 from treetool.oracles.constituency.dynamic import LOSSES
-from treetool.oracles.constituency.system import ConstituencySystem, Open, Word
+from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
 from treetool.oracles.system import OracleUnavailable
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
 from treetool.formats.ptb import tree_to_line
+from treetool.formats.steps import constituency_jsonl
 from treetool.parallel import SentencePool
 from treetool.treebank import display_name, read_treebank
 
 from .common import InapplicableOption, OnlyWhen, choices, error_policy, input_formats, no_lift, refuse_inapplicable
+from .out_of_reach import OutOfReach, out_of_reach_reason
 from .progress import SentenceProgress
 
 __all__ = ["LossKind", "SearchLimits", "annotate_constituency"]
@@ -68,8 +70,6 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                           limits: SearchLimits, output_format: str, output: str, from_format: Any, on_error: Any,
                           rejects: Optional[str], quiet: bool, jobs: int = 1) -> None:
     """The constituency branch of ``treetool annotate`` (options already parsed by the command)."""
-    from .annotate import OutOfReach, out_of_reach_reason  # here: treetool.commands.annotate imports this module
-
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
     for path, fmt in inputs:
@@ -113,7 +113,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
 
 
 class _Located(NamedTuple):
-    """A tree where :class:`~treetool.commands.annotate.OutOfReach` wants a sentence: its file and line name it."""
+    """A tree where :class:`~treetool.commands.out_of_reach.OutOfReach` wants a sentence: its file and line name it."""
 
     filename: str
     line: int
@@ -150,71 +150,7 @@ def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any,
     steps = annotate_tree(system, gold, labels, policy=policy, position=position, loss=kind,
                           max_length=limits.max_length, predicted=target, max_seconds=limits.max_seconds,
                           max_states=limits.max_states)
-    return _jsonl(str(position), steps, system.nonterminal_kind == "PJ").encode("utf-8")
-
-
-def _jsonl(sent_id: str, steps: Iterator[ConstituencyStep], in_order: bool) -> str:
-    """The records of one walk, byte for byte ``json.dumps(step_record(...), ensure_ascii=False)``.
-
-    Each configuration of a walk is the successor of the one before: its
-    stack is the previous stack below its top item (SHIFT, NT/PJ push one
-    item; REDUCE pops several and pushes one; TERM keeps the stack), and
-    its ``built`` is the previous one or that plus one span. So the stack
-    and ``built`` texts are kept as running prefixes (one per stack depth)
-    and extended, not re-encoded or compared; the end of a record (costs,
-    optimal, action) takes few distinct values and comes from a cache.
-    """
-    from .annotate import _quoted  # here: treetool.commands.annotate imports this module
-
-    head = f'{{"sent_id": {_quoted(sent_id)}, "step": '
-    stack: tuple = ()
-    prefixes = [""]  # prefixes[i]: the JSON of the stack's first i items
-    built: tuple = ()
-    built_text = ""
-    lines = []
-    for s in steps:
-        config = s.config
-        if config.stack is not stack:
-            stack = config.stack
-            del prefixes[len(stack):]
-            last, top = prefixes[-1], _item_text(stack[-1])
-            prefixes.append(f"{last}, {top}" if last else top)
-        if config.built is not built:
-            built = config.built
-            span = _span_text(built[-1])
-            built_text = f"{built_text}, {span}" if built_text else span
-        finished = ('"finished": true, ' if config.finished else '"finished": false, ') if in_order else ""
-        lines.append(f'{head}{s.step}, "stack": [{prefixes[-1]}], "buffer": {config.buffer}, "built": [{built_text}], '
-                     f'{finished}{_end_text(tuple(s.costs), tuple(s.costs.values()), tuple(s.optimal), s.action)}')
-    return "".join(lines)
-
-
-@functools.lru_cache(maxsize=65536)
-def _end_text(actions: tuple[str, ...], costs: tuple[int, ...], optimal: tuple[str, ...], action: str) -> str:
-    """``_record_end`` keyed by the actions and their costs apart: two flat tuples hash faster than one of pairs
-    (a step has a cost per label: about 30 pairs), which is 2% of an in-order ``--loss paper`` run."""
-    from .annotate import _record_end
-
-    return _record_end(tuple(zip(actions, costs)), optimal, action)
-
-
-@functools.lru_cache(maxsize=65536)
-def _item_text(item: Any) -> str:
-    """A stack item as JSON (``step_record``'s ``{"word"}``, ``{"open"}`` or ``{"label", "start", "end"}``)."""
-    from .annotate import _quoted
-
-    if type(item) is Word:
-        return f'{{"word": {item.index}}}'
-    if type(item) is Open:
-        return f'{{"open": {_quoted(item.label)}}}'
-    return f'{{"label": {_quoted(item.label)}, "start": {item.start}, "end": {item.end}}}'
-
-
-@functools.lru_cache(maxsize=65536)
-def _span_text(span: tuple[str, int, int]) -> str:
-    from .annotate import _quoted
-
-    return f"[{_quoted(span[0])}, {span[1]}, {span[2]}]"
+    return constituency_jsonl(str(position), steps, system.nonterminal_kind == "PJ").encode("utf-8")
 
 
 def _cleaning() -> dict[str, Any]:

@@ -9,7 +9,7 @@ import typer
 
 from treetool.plots import PlotFile, non_projectivity_figure
 from treetool.report import bar_chart, print_table, render
-from treetool.stats import LENGTH_BUCKET_NAMES, ConstituencyStats, TreebankStats, new_labels, treebank_stats
+from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, new_labels, treebank_stats
 from treetool.treebank import read_treebank
 
 from .common import (
@@ -175,6 +175,7 @@ def _report(fmt: ReportFormat, per_file: list[TreebankStats], total: TreebankSta
 
 def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: ReportFormat, on_error: OnError,
                rejects: str | None) -> None:
+    from treetool.oracles.constituency.stats import ConstituencyStats  # the systems: not for dependency treebanks
     from treetool.oracles.constituency.tree import GoldTreeError
     from treetool.errors import TreebankError
     from treetool.formats.ptb import Bracket, tree_to_line

@@ -1,7 +1,7 @@
 """Tests for the CoNLL-U / CoNLL-X reader and writer (treetool.formats.conll, treetool.sentence).
 
 The fast reader (numpy over byte chunks) is checked against the slow
-line-by-line reference (``read_conll_reference`` / ``parse_block``), against
+line-by-line reference (``reference_conll.read_conll_reference``), against
 the ``conllu`` library, and byte for byte against every real file in
 ../shared.  Small chunk sizes are used throughout so the carry-over of
 unfinished sentences between chunks is exercised.
@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, SHARED, shared_path
+from reference_conll import read_conll_reference
 from treetool import trees
 from treetool.formats import conll
-from treetool.formats.conll import read_conll, read_conll_reference, to_conllx_bytes, write_conll
+from treetool.formats.conll import read_conll, to_conllx_bytes, write_conll
 from treetool.errors import TreebankError
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank

@@ -1,9 +1,8 @@
 """Long sentences: the tiled, narrow-integer optimal DP, time budgets, progress display.
 
 The DP's results are compared with the plain-Python reference
-(``_optimal_projectivize_reference``, ``_count_reference``) with the tile
-size shrunk so that short trees cross many tiles, with every integer type
-forced, and with the guessed loss bound made too small (the fallback); long
+(``reference_projectivize``) with the tile size shrunk so that short trees
+cross many tiles, with every integer type forced, and with the guessed loss bound made too small (the fallback); long
 trees are checked against answers derived by hand. The budget tests time a
 3,000-word tree whose DP would take seconds; the CLI tests check what
 ``--on-timeout lift|skip|fail`` write, and the progress display is looked for
@@ -29,6 +28,7 @@ from typer.testing import CliRunner
 from treetool.commands.app import app
 from treetool.formats.files import input_size
 from conftest import ROOT, SAMPLE_DATA
+from reference_projectivize import count_reference, optimal_projectivize_reference
 from treetool.budget import Budget, SentenceTimeout
 from treetool.formats.conll import read_conll
 from treetool.projectivization import optimal as P
@@ -85,9 +85,9 @@ def test_tiled_dp_equals_reference(tile, monkeypatch):
         for single_root in (None, i % 2 == 0):
             ties = "first" if i % 3 == 0 else "lift"
             got = P.optimal_projectivize(h, single_root=single_root, ties=ties)
-            assert got.tolist() == P._optimal_projectivize_reference(h, single_root=single_root, ties=ties).tolist()
+            assert got.tolist() == optimal_projectivize_reference(h, single_root=single_root, ties=ties).tolist()
         if i % 4 == 0:
-            score, count = P._count_reference(h)
+            score, count = count_reference(h)
             assert (P.optimal_projective_score(h), P.count_optimal_projective_trees(h)) == (score, count)
             assert P.optimal_projectivize_counted(h)[1] == count
 
@@ -100,9 +100,9 @@ def test_every_integer_type_gives_the_same_trees(dtype, monkeypatch):
     trees = [random_tree(rng.randint(5, 30), rng, roots=1 + (i % 3 == 0)) for i in range(30)]
     for h in trees:
         for ties in ("lift", "first"):
-            assert P.optimal_projectivize(h, ties=ties).tolist() == P._optimal_projectivize_reference(h, ties=ties).tolist()
+            assert P.optimal_projectivize(h, ties=ties).tolist() == optimal_projectivize_reference(h, ties=ties).tolist()
     assert [t.tolist() for t in P.optimal_projectivize_many(trees)] == [
-        P._optimal_projectivize_reference(h).tolist() for h in trees
+        optimal_projectivize_reference(h).tolist() for h in trees
     ]
 
 
@@ -120,8 +120,8 @@ def test_too_small_loss_guess_is_detected_and_redone(monkeypatch):
         h = random_tree(rng.randint(15, 30), rng)
         runs.clear()
         got = P.optimal_projectivize(h)
-        assert got.tolist() == P._optimal_projectivize_reference(h).tolist()
-        loss = len(h) - 1 - P._count_reference(h)[0]
+        assert got.tolist() == optimal_projectivize_reference(h).tolist()
+        loss = len(h) - 1 - count_reference(h)[0]
         assert runs[-1] == (1 if loss <= 1 else len(h) - 1)  # the guess held, or the DP was redone
         redone += runs == [1, len(h) - 1]
     assert redone > 10

@@ -21,7 +21,7 @@ from the definition of projectivity, cross-checked against enumeration up to
 6 words -- gives the optimal score, the number of optimal trees, and the best
 (arcs, lifts, -levels) key of the tie rule, compared lexicographically without
 the module's integer-weight trick. Random trees up to 30 words are also
-compared with the plain-Python reference DP.
+compared with the plain-Python reference DP (``reference_projectivize``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import shared_path
+from reference_projectivize import count_reference, optimal_projectivize_reference, reference_weights
 from treetool.projectivization import optimal as P
 from treetool.projectivization.optimal import (
     count_optimal_projective_trees,
@@ -283,7 +284,7 @@ def test_eisner_is_unambiguous_on_projective_trees():
                 chart, value, root = P._solve_one(tree, "first", P.UNLIMITED)
                 assert (n + value, P._count_fast(chart, root, tree.single)) == (n, 1)
                 if n == 5:
-                    assert P._count_reference(hl, single_root=mode) == (n, 1)
+                    assert count_reference(hl, single_root=mode) == (n, 1)
 
 
 # --------------------------------------------------------------------------
@@ -302,9 +303,9 @@ def test_fast_equals_reference_up_to_12_words(n, rnd, one_root, single_root):
     h = random_tree(n, rnd, single_root=one_root)
     for ties in ("lift", "first"):
         a = optimal_projectivize(h, single_root=single_root, ties=ties)
-        b = P._optimal_projectivize_reference(h, single_root=single_root, ties=ties)
+        b = optimal_projectivize_reference(h, single_root=single_root, ties=ties)
         assert a.tolist() == b.tolist()
-    score, count = P._count_reference(h, single_root=single_root)
+    score, count = count_reference(h, single_root=single_root)
     assert optimal_projective_score(h, single_root=single_root) == score
     assert count_optimal_projective_trees(h, single_root=single_root) == count
 
@@ -317,11 +318,11 @@ def test_fast_equals_reference_up_to_30_words():
         for single_root in (None, not (i % 4 < 2)):
             ties = "first" if i % 5 == 0 else "lift"
             a = optimal_projectivize(h, single_root=single_root, ties=ties)
-            b = P._optimal_projectivize_reference(h, single_root=single_root, ties=ties)
+            b = optimal_projectivize_reference(h, single_root=single_root, ties=ties)
             assert a.tolist() == b.tolist(), (h, single_root, ties)
             assert is_projective(a.tolist())
         if i % 6 == 0:
-            ref = P._count_reference(h)
+            ref = count_reference(h)
             assert (optimal_projective_score(h), count_optimal_projective_trees(h)) == ref
 
 
@@ -335,7 +336,7 @@ def test_counts_exceed_int64_exactly():
         h[i] = i + m
     got = count_optimal_projective_trees(h)
     assert isinstance(got, int) and got > 2**63
-    assert (optimal_projective_score(h), got) == P._count_reference(h)
+    assert (optimal_projective_score(h), got) == count_reference(h)
 
 
 @pytest.mark.parametrize("cells", [P._BATCH_CELLS, 50])
@@ -383,7 +384,7 @@ def test_lift_weights_are_lexicographic_bounds():
     for _ in range(50):
         n = rng.randint(1, 25)
         h = random_tree(n, rng)
-        w = P._reference_weights(h, "lift")
+        w = reference_weights(h, "lift")
         big_b = n * n + 1
         big_a = n * big_b + 1
         levels = max((big_b - x for row in w for x in row if 0 < x < big_b), default=0)
@@ -492,7 +493,7 @@ def test_german_dev_nonprojective_fast_equals_reference():
     for h, m in zip(trees, many):
         a = optimal_projectivize(h)
         assert m.tolist() == a.tolist()
-        b = P._optimal_projectivize_reference(h)
+        b = optimal_projectivize_reference(h)
         assert a.tolist() == b.tolist()
         assert is_projective(a.tolist()) and n_roots(a.tolist()) == n_roots(h.tolist())
         assert is_tree(a.tolist())

@@ -8,13 +8,16 @@ pointer jumping over every word of the chunk together).  Python then only slices
 sentence's bytes and builds a :class:`Sentence` whose views are lazy.  The
 last, possibly unfinished sentence of a chunk is carried over to the next.
 
-Slow path (:func:`parse_block`, :func:`read_conll_reference`): a plain
-line-by-line parser, the obviously-correct reference; its cycle check is
+Slow path (:func:`parse_block`): a plain line-by-line parser of one
+sentence, obviously correct; its cycle check is
 :func:`treetool.trees.find_cycle`, the project's one, against which the fast
 path's batch check is tested.  The fast path sends every sentence it flags
 (or does not cover: odd bytes, very long numbers, invalid UTF-8) to
 :func:`parse_block`, which produces the error message and line number, or
-the sentence when the flag was only a precaution.  A NUL byte (binary data)
+the sentence when the flag was only a precaution.  The tests' reference
+reader splits a whole input by regular expressions and parses every sentence
+with :func:`parse_block`: the fast reader must give the same sentences and
+errors.  A NUL byte (binary data)
 is raised at its line before that, never handed to ``on_error``.
 
 Blank lines (empty, or only spaces, tabs and ``\\r``) separate sentences; the
@@ -47,19 +50,13 @@ import numpy as np
 from .. import trees
 from ..errors import TreebankError
 from ..sentence import DEPREL, HEAD, ID, Sentence
-from .damage import decompression_error, is_decompression_error, refuse_nul, refuse_nul_bytes
+from .damage import decompression_error, is_decompression_error, refuse_nul_bytes
 
 CHUNK_BYTES = 1 << 20
 N_COLUMNS = 10
 _MAX_DIGITS = 9  # longer ID / HEAD fields go to the slow path
 
-# A sentence ends at a line end followed by one or more blank lines; the
-# separator takes all of them, so every byte belongs to exactly one sentence.
-_SEPARATOR = re.compile(r"\n(?:[ \t\r]*\n)+")
-_BLANK_PREFIX = re.compile(r"(?:[ \t\r]*\n)*")
-_BLANK_TAIL = re.compile(r"[ \t\r]*")
 _SURROGATE = re.compile("[\udc80-\udcff]")
-_BLANK_CHARS = " \t\r"
 _BOM = b"\xef\xbb\xbf"
 
 _ID_STRINGS: list[str] = [str(i) for i in range(1, 257)]
@@ -83,81 +80,8 @@ def _n_columns(first_token_line: str) -> int:
 
 
 # --------------------------------------------------------------------------
-# Slow reference: block splitter and line-by-line parser
+# Slow path: the line-by-line parser of one sentence
 # --------------------------------------------------------------------------
-def split_blocks(chunks: Iterable[str]) -> Iterator[tuple[str, str, str, int]]:
-    """Cut decoded text into ``(prefix, content, separator, first_line)`` blocks.
-
-    ``prefix`` holds a byte-order mark and blank lines before the first
-    sentence; ``content`` is the sentence without its last line end;
-    ``separator`` the line end and the blank lines after it (empty at the end
-    of a file without a final newline).  Concatenating every block's three
-    strings gives back the input exactly.
-    """
-    buf = ""
-    line = 1
-    prefix = ""
-    first = True
-    pending: tuple[str, str, str, int] | None = None
-    for chunk in chunks:
-        buf += chunk
-        if first:
-            start = 1 if buf.startswith("\ufeff") else 0
-            end = _BLANK_PREFIX.match(buf, start).end()
-            if not buf[end:].strip(_BLANK_CHARS):
-                continue  # only blank lines so far
-            prefix = buf[:end]
-            line += prefix.count("\n")
-            buf = buf[end:]
-            first = False
-        pos = 0
-        end = len(buf)
-        for m in _SEPARATOR.finditer(buf):
-            if _BLANK_TAIL.match(buf, m.end()).end() == end:
-                break  # the separator may go on in the next chunk
-            content = buf[pos:m.start()]
-            sep = m.group()
-            if pending is not None:
-                yield pending
-            pending = (prefix, content, sep, line)
-            prefix = ""
-            line += content.count("\n") + sep.count("\n")
-            pos = m.end()
-        buf = buf[pos:]
-    if first:
-        # The input held only blank lines (or nothing).
-        if buf:
-            yield (buf, "", "", line)
-        return
-    if buf:
-        m = _SEPARATOR.search(buf)
-        if m is None:
-            # A last line of blanks without a line end is a blank line too, as with one.
-            i = buf.rfind("\n")
-            if i >= 0 and not buf[i + 1 :].strip(_BLANK_CHARS):
-                content, sep = buf[:i], buf[i:]
-            else:
-                content, sep = buf, ""
-        else:
-            content, sep = buf[:m.start()], m.group()
-            tail = buf[m.end():]
-            if tail.strip(_BLANK_CHARS):  # a second block can only remain if the loop stopped early
-                raise AssertionError("unsplit text left at end of input")
-            sep += tail
-        if content.strip(_BLANK_CHARS + "\n"):
-            if pending is not None:
-                yield pending
-            pending = (prefix, content, sep, line)
-        elif pending is not None:
-            # Whitespace after the last sentence belongs to it.
-            p, c, s, ln = pending
-            pending = (p, c, s + buf, ln)
-        else:
-            pending = (prefix + buf, "", "", line)
-    if pending is not None:
-        yield pending
-
-
 def _error(message: str, filename: str, line: int, lines: list[str], raw: str) -> TreebankError:
     sent_id = None
     for text in lines:
@@ -176,9 +100,11 @@ def parse_block(
     prefix: str, content: str, sep: str, line: int, filename: str, fmt: str = "conllu",
     ncols: int = N_COLUMNS,
 ) -> Sentence:
-    """Parse one sentence block (see :func:`split_blocks`) into a :class:`Sentence`.
+    """Parse one sentence block into a :class:`Sentence`: ``content`` is the sentence without its last line end,
+    starting at line ``line``; ``sep`` that line end and the blank lines after it; ``prefix`` a byte-order mark and
+    the blank lines before a file's first sentence (else empty).
 
-    The slow, line-by-line reference.  Raises :class:`TreebankError` (whose
+    The slow, line-by-line path.  Raises :class:`TreebankError` (whose
     ``raw`` is the block's bytes) for malformed input.  ``fmt`` is
     ``"conllu"`` (exactly one root) or ``"conllx"`` (several roots allowed).
     """
@@ -328,44 +254,6 @@ def _parse_general(
             filename, line + k, lines, raw,
         )
     return fields, word_rows
-
-
-def _first_token_line(content: str) -> str | None:
-    for text in content.split("\n"):
-        if not text.startswith("#"):
-            return text
-    return None
-
-
-def read_conll_reference(
-    stream: BinaryIO,
-    filename: str = "<input>",
-    fmt: str = "conllu",
-    on_error: OnError | None = None,
-) -> Iterator[Sentence]:
-    """The slow reference reader: whole input decoded, split by regex, parsed line by line.
-
-    Same results and errors as :func:`read_conll`; kept for tests and as the
-    definition of what the fast reader must do.
-    """
-    if fmt not in ("conllu", "conllx"):
-        raise ValueError(f"unknown CoNLL format {fmt!r}")
-    text = stream.read().decode("utf-8", "surrogateescape")
-    ncols = 0
-    for prefix, content, sep, line in split_blocks([text]):
-        if not content:
-            continue  # blank input
-        if not ncols:
-            first = _first_token_line(content)
-            if first is not None:
-                ncols = _n_columns(first)
-        refuse_nul(content, line, filename)
-        try:
-            yield parse_block(prefix, content, sep, line, filename, fmt, ncols or N_COLUMNS)
-        except TreebankError as err:
-            if on_error is None:
-                raise
-            on_error(err)
 
 
 # --------------------------------------------------------------------------
