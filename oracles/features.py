@@ -22,10 +22,7 @@ children are ``config.labels[child]``.
 from __future__ import annotations
 
 from bisect import insort
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # annotations only
-    from .system import Configuration
+from .system import Configuration
 
 __all__ = ["Children", "NONE"]
 

@@ -22,10 +22,7 @@ O(n) anyway.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # for annotations only: system.py's names at run time would be an import cycle
-    from .system import Configuration
+from .system import Configuration
 
 __all__ = [
     "ROOT_POSITIONS", "ConfigurationMismatch", "check_root", "check_sentence", "check_configuration", "check_arrangement",

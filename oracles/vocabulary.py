@@ -65,12 +65,10 @@ an illegal action at once, which is the mistake to catch early: mask first.
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Protocol
 
-if TYPE_CHECKING:  # annotations only: system.py imports this module, and numpy loads with the first vocabulary
+if TYPE_CHECKING:  # annotations only: numpy loads with the first vocabulary
     import numpy as np
-
-    from .system import Configuration, TransitionSystem
 
 __all__ = ["ILLEGAL", "ActionKinds", "ActionVocabulary", "CostVectors", "Entry"]
 
@@ -94,6 +92,28 @@ class ActionKinds(NamedTuple):
     """Those a labelled computation takes with the label of the word they attach."""
 
 
+Configuration = Any
+"""A ``treetool.oracles.system.Configuration``: system.py imports this module (for ``system.actions``), so this
+one names the systems' types without importing them (no import cycle)."""
+
+
+class System(Protocol):
+    """What a vocabulary reads of its transition system (every ``treetool.oracles.system.TransitionSystem``)."""
+
+    name: str
+    action_kinds: ActionKinds | None
+
+    def legal(self, config: Configuration) -> list[str]: ...
+
+    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None: ...
+
+    def parse_action(self, action: str) -> tuple[str, int, str | None]: ...
+
+    def format_action(self, kind: str, degree: int = 1, label: str | None = None) -> str: ...
+
+    def describe(self) -> str: ...
+
+
 class ActionVocabulary:
     """The actions of ``system``, labelled with ``labels`` (``None``: unlabelled), in the order of the module doc.
 
@@ -103,7 +123,7 @@ class ActionVocabulary:
     Labels must be distinct, non-empty and spell back (``LA(label)``).
     """
 
-    def __init__(self, system: TransitionSystem, labels: Iterable[str] | None = None) -> None:
+    def __init__(self, system: System, labels: Iterable[str] | None = None) -> None:
         import numpy  # here, not at the top: the CLI imports the systems, and numpy only when it needs it
 
         kinds = system.action_kinds
