@@ -467,6 +467,7 @@ class _Wrapped(TransitionSystem):
         self.name = getattr(inner, "name", spec)
         self.monotonic = bool(getattr(inner, "monotonic", False))
         self.detached_words_final = bool(getattr(inner, "detached_words_final", False))
+        self.action_kinds = getattr(inner, "action_kinds", None)
         if callable(getattr(inner, "static_oracle", None)):
             self.static_oracle = inner.static_oracle  # type: ignore[method-assign]
 

@@ -92,7 +92,7 @@ class ActionKinds(NamedTuple):
     """Those a labelled computation takes with the label of the word they attach."""
 
 
-Configuration = Any
+_Configuration = Any
 """A ``treetool.oracles.system.Configuration``: system.py imports this module (for ``system.actions``), so this
 one names the systems' types without importing them (no import cycle)."""
 
@@ -103,9 +103,9 @@ class System(Protocol):
     name: str
     action_kinds: ActionKinds | None
 
-    def legal(self, config: Configuration) -> list[str]: ...
+    def legal(self, config: _Configuration) -> list[str]: ...
 
-    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None: ...
+    def new_arc(self, config: _Configuration, kind: str) -> tuple[int, int] | None: ...
 
     def parse_action(self, action: str) -> tuple[str, int, str | None]: ...
 
@@ -185,7 +185,7 @@ class ActionVocabulary:
         return f"<ActionVocabulary of {self.system.describe()}: {len(self)} actions, {shown}>"
 
     # ------------------------------------------------------------ vectors
-    def legal_mask(self, config: Configuration) -> np.ndarray:
+    def legal_mask(self, config: _Configuration) -> np.ndarray:
         """A new bool vector: True for the actions legal in ``config`` (every label of a legal arc transition)."""
         system, spans, plain, both = self.system, self._spans, self._plain, self._plain_or_labelled
         mask = self._no_mask.copy()
@@ -239,7 +239,7 @@ class ActionVocabulary:
                                    label is not None)
         return slot
 
-    def entries(self, config: Configuration, costs: dict[str, int]) -> list[Entry]:
+    def entries(self, config: _Configuration, costs: dict[str, int]) -> list[Entry]:
         """An oracle's ``costs(config)`` as :data:`Entry` tuples (the arcs from ``system.new_arc``)."""
         system, kind_of, attaching = self.system, self._kind_of, self.kinds.labelled
         out: list[Entry] = []
@@ -261,12 +261,12 @@ class CostVectors:
 
     gold: Any
 
-    def costs(self, config: Configuration) -> dict[str, int]:
+    def costs(self, config: _Configuration) -> dict[str, int]:
         raise NotImplementedError
 
-    def cost_vector(self, config: Configuration, actions: ActionVocabulary) -> np.ndarray:
+    def cost_vector(self, config: _Configuration, actions: ActionVocabulary) -> np.ndarray:
         """The cost of every action of ``actions`` in ``config``, :data:`ILLEGAL` where illegal (module doc)."""
         return actions.vector(self._entries(config, actions), self.gold)
 
-    def _entries(self, config: Configuration, actions: ActionVocabulary) -> list[Entry]:
+    def _entries(self, config: _Configuration, actions: ActionVocabulary) -> list[Entry]:
         return actions.entries(config, self.costs(config))

@@ -129,6 +129,21 @@ def test_vocabulary_order_is_the_documented_one():
     assert len(actions) == 5 and actions[1] == "LA(x:y)" and actions.index["RA(a)"] == 4 and list(actions)[0] == "SH"
 
 
+def test_a_system_of_your_own_declares_its_transitions():
+    """No action_kinds: no vocabulary. Declared: the exact search's vector, arcs found by the generic new_arc."""
+    from example_system import MyArcStandard
+
+    with pytest.raises(ValueError, match="declares no action_kinds"):
+        MyArcStandard().actions()
+    system = type("Declared", (MyArcStandard,), {"action_kinds": get_system("arc-standard").action_kinds})()
+    actions = system.actions(VOCABULARY)
+    for tree in all_trees(3):
+        gold = ["", "a", "z", "b"]
+        oracle, search = system.dynamic_oracle(tree, gold), ExhaustiveSearch(system, tree, gold)
+        for config in all_configurations(system, 3, labeled=True):
+            assert oracle.cost_vector(config, actions).tolist() == expected_vector(system, actions, config, search)
+
+
 @pytest.mark.parametrize("labels, message", [
     ([], "no labels"), (["a", "a"], "not distinct"), ([""], "cannot be a label"), (["a\nb"], "cannot be a label"),
 ])
