@@ -2,9 +2,8 @@
 
 Feature sets of transition-based parsers read, for the words on top of the
 stack and at the front of the buffer, their leftmost and rightmost children
-built so far (Zhang & Nivre 2011, §2; Chen & Manning 2014, §3.1: lc1, lc2,
-rc1, rc2) and how many there are on each side (Zhang & Nivre 2011's
-valency). A configuration holds the heads only, so a scan of them per query
+built so far (Zhang & Nivre 2011; Chen & Manning 2014: lc1, lc2, rc1,
+rc2) and how many there are on each side (Zhang & Nivre 2011's valency). A configuration holds the heads only, so a scan of them per query
 would be O(n); :class:`Children` keeps, per word, its left and its right
 children in word order, so that every query is O(1). The labels of the
 children are ``config.labels[child]``.
