@@ -117,7 +117,7 @@ class System(Protocol):
 class ActionVocabulary:
     """The actions of ``system``, labelled with ``labels`` (``None``: unlabelled), in the order of the module doc.
 
-    ``actions[i]`` is the spelling of id i, ``actions.index[spelling]`` its
+    ``actions[i]`` is the spelling of id i, ``actions.index(spelling)`` its
     id, ``len(actions)`` the size of a classifier's output layer. Built by
     ``system.actions(labels)``; the system must declare ``action_kinds``.
     Labels must be distinct, non-empty and spell back (``LA(label)``).
@@ -143,8 +143,8 @@ class ActionVocabulary:
                 actions.extend(self._spell(kind, label) for label in self.labels)
                 self._spans[kind] = (low, len(actions))
         self.actions = tuple(actions)
-        self.index = {action: i for i, action in enumerate(actions)}
-        self._plain = {kind: self.index[kind] for kind in plain}
+        self._ids = {action: i for i, action in enumerate(actions)}
+        self._plain = {kind: self._ids[kind] for kind in plain}
         self._label_index = {label: i for i, label in enumerate(self.labels or ())}
         self._kind_of: dict[str, str] = {}  # a costs() key -> its unlabelled kind
         self._slots: dict[str, tuple[int, slice | None, int, bool]] = {}  # a costs() key -> where it goes (_slot)
@@ -179,6 +179,13 @@ class ActionVocabulary:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.actions)
+
+    def index(self, action: str) -> int:
+        """The id of the spelling ``action`` (as ``list.index``; a dict lookup): ``ValueError`` if absent."""
+        try:
+            return self._ids[action]
+        except KeyError:
+            raise ValueError(f"{action!r} is not in {self!r}") from None
 
     def __repr__(self) -> str:
         shown = f"{len(self.labels)} labels" if self.labels is not None else "unlabelled"

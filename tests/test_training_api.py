@@ -126,7 +126,9 @@ def test_vocabulary_order_is_the_documented_one():
     assert get_system("attardi", degree=3).actions().actions == ("SH", "LA", "RA", "LA2", "RA2", "LA3", "RA3")
     assert get_system("swap").actions(labels).actions == ("SH", "SW", "LA(nsubj)", "LA(obj)", "RA(nsubj)", "RA(obj)")
     actions = get_system("arc-standard").actions(["x:y", "a"])
-    assert len(actions) == 5 and actions[1] == "LA(x:y)" and actions.index["RA(a)"] == 4 and list(actions)[0] == "SH"
+    assert len(actions) == 5 and actions[1] == "LA(x:y)" and actions.index("RA(a)") == 4 and list(actions)[0] == "SH"
+    with pytest.raises(ValueError, match="RA"):
+        actions.index("RA")  # an unlabelled spelling is not in a labelled vocabulary
 
 
 def test_a_system_of_your_own_declares_its_transitions():
