@@ -14,7 +14,8 @@ from treetool.oracles.annotate import (
     ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle,
 )
 from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
-from treetool.oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
+from treetool.oracles.errors import IncompleteDerivation, OracleUnavailable
+from treetool.oracles.system import TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError

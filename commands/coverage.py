@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from treetool.oracles.attardi import MAX_DEGREE
+from treetool.oracles.canonical import MAX_DEGREE
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.coverage import Coverage, CoverageCounter, is_bottom_up
 from treetool.oracles.system import TransitionSystem, has_own_static_oracle

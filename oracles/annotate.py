@@ -42,8 +42,9 @@ from typing import Any, Callable, NamedTuple
 
 from treetool.budget import UNLIMITED, Budget
 
-from .search import Budget as SearchBudget
-from .system import Action, Configuration, DynamicOracle, IncompleteDerivation, TransitionSystem, as_heads
+from .configuration import Action, Configuration, DynamicOracle, as_heads
+from .errors import IncompleteDerivation
+from .system import TransitionSystem
 
 __all__ = [
     "ORACLE_KINDS",
@@ -148,8 +149,7 @@ def make_oracle(
         if max_seconds is not None and oracle_takes_budget(system):
             options = {**options, "budget": Budget(max_seconds)}
         return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
-    budget = None if max_seconds is None and max_states is None else SearchBudget(max_seconds, max_states)
-    return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
+    return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=Budget(max_seconds, max_states))
 
 
 # ---------------------------------------------------------------- policies

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .errors import IllegalAction
+from .system import TransitionSystem
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
 
@@ -107,6 +109,7 @@ class ArcEager(TransitionSystem):
     monotonic = True
     detached_words_final = True
     exact_dynamic_oracle = "projective"
+    option_names = ("reduce",)
     nm_left = False  # Left-Arc may replace an existing head (variant L)
     nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
 
@@ -114,9 +117,6 @@ class ArcEager(TransitionSystem):
         if reduce not in REDUCE_MODES:
             raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
         self.reduce = reduce
-
-    def options(self) -> dict[str, str]:
-        return {"reduce": self.reduce}
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         return Configuration((), tuple(range(1, n + 1)) + (0,), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
@@ -217,6 +217,7 @@ class NonMonotonicArcEager(ArcEager):
 
     name = "nm-arc-eager"
     monotonic = False
+    option_names = ("variant", "reduce")
 
     def __init__(self, variant: str = "LD", reduce: str = "eager") -> None:
         if variant not in NM_VARIANTS:
@@ -226,9 +227,6 @@ class NonMonotonicArcEager(ArcEager):
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
         self.exact_dynamic_oracle = "none" if variant == "D" else "projective"  # the published D oracle is not
-
-    def options(self) -> dict[str, str]:
-        return {"variant": self.variant, "reduce": self.reduce}
 
     def dynamic_oracle(
         self,

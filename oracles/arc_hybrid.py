@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from .dynamic import ArcHybridOracle
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .errors import IllegalAction
+from .system import TransitionSystem
 
 __all__ = ["ArcHybrid", "arc_hybrid_oracle"]
 

@@ -24,13 +24,11 @@ class ArcStandard(Attardi):
     """
 
     name = "arc-standard"
+    option_names = ()
     exact_dynamic_oracle = "any"
 
     def __init__(self) -> None:
         super().__init__(degree=1)
-
-    def options(self) -> dict[str, int]:
-        return {}
 
     @property
     def published_oracle(self) -> bool:

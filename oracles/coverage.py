@@ -17,7 +17,7 @@ from treetool.trees import is_projective
 
 from treetool.budget import UNLIMITED, Budget
 
-from .attardi import MAX_DEGREE, min_degree
+from .canonical import MAX_DEGREE, min_degree
 from .search import derivable
 from .system import TransitionSystem, has_own_static_oracle
 

@@ -36,7 +36,8 @@ import random
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .annotate import walk
-from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads, with_label
+from .configuration import Action, Configuration, DynamicOracle, as_heads, with_label
+from .system import TransitionSystem
 
 __all__ = ["ArcHybridOracle", "ArcEagerOracle", "NonMonotonicArcEagerOracle", "exploring_walk", "disagreement"]
 

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from treetool.budget import UNLIMITED, Budget
 
 from .search import search_oracle
-from .system import Action, IllegalAction, IncompleteDerivation, TransitionSystem, has_own_static_oracle
+from .configuration import Action
+from .errors import IllegalAction, IncompleteDerivation
+from .system import TransitionSystem, has_own_static_oracle
 
 #: What ``gold_sequence`` does with a tree the system cannot derive.
 UNPARSABLE_MODES = ("skip", "fail", "projectivize")

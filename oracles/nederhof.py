@@ -56,7 +56,8 @@ from typing import Any, Generator, Hashable, NamedTuple, Sequence
 from treetool.budget import UNLIMITED, refuse_large_table
 from treetool.recursion import run_nested
 
-from .system import Action, Configuration, OracleUnavailable, as_heads
+from .configuration import Action, Configuration, as_heads
+from .errors import OracleUnavailable
 
 __all__ = [
     "ALGORITHMS",

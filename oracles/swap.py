@@ -7,8 +7,10 @@ from typing import Any, Sequence
 from treetool.budget import UNLIMITED
 
 from .arc_standard import ArcStandard
-from .attardi import bottom_up_run, label_actions
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, parse_action
+from .canonical import bottom_up_run, label_actions
+from .configuration import Action, Configuration, as_heads, parse_action
+from .errors import IllegalAction
+from .system import TransitionSystem
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
 
@@ -69,7 +71,7 @@ def projective_components(gold_heads: Sequence[int]) -> list[int]:
     """Maximal projective component of every node (Nivre, Kuhlmann & Hall 2009, §3).
 
     The components are the subtrees that arc-standard builds without swapping:
-    run its canonical oracle (:func:`~treetool.oracles.attardi.bottom_up_run`, degree
+    run its canonical oracle (:func:`~treetool.oracles.canonical.bottom_up_run`, degree
     1) over the words in their original order until the buffer is empty;
     every word is attached, through gold arcs built in that run, to one of
     the items left on the stack, which names its component. (UDPipe's
@@ -184,6 +186,7 @@ class Swap(ArcStandard):
     """
 
     name = "swap"
+    option_names = ("order",)
     dynamic_oracle = TransitionSystem.dynamic_oracle  # arc-standard's (Nederhof) does not know SW: exact search
     published_oracle = False
     bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
@@ -193,9 +196,6 @@ class Swap(ArcStandard):
             raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
         super().__init__()
         self.order = order
-
-    def options(self) -> dict[str, str]:
-        return {"order": self.order}
 
     def legal(self, config: Configuration) -> list[Action]:
         out = super().legal(config)

@@ -87,8 +87,8 @@ from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
 
-from .attardi import bottom_up_run
-from .system import Action, Configuration, as_heads
+from .canonical import bottom_up_run
+from .configuration import Action, Configuration, as_heads
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS", "ANY_FIRST"]
 

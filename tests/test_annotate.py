@@ -405,7 +405,7 @@ def test_a_user_system_is_served_by_exact_search():
 def test_a_walk_that_finds_no_legal_action_says_so():
     """A (user) system stuck in a non-final configuration: a clear error, not an endless or silent walk."""
     from treetool.oracles.annotate import walk
-    from treetool.oracles.system import IncompleteDerivation
+    from treetool.oracles.errors import IncompleteDerivation
 
     class NoAnswers:
         def costs(self, config):

@@ -28,7 +28,7 @@ from treetool.oracles import Configuration, get_system
 from treetool.oracles.annotate import Explore, annotate_sentence
 from treetool.oracles.dynamic import exploring_walk
 from treetool.oracles.search import ExactOracle
-from treetool.oracles.system import with_label
+from treetool.oracles.configuration import with_label
 from treetool.oracles.tabular_loss import ANY_FIRST, AttardiDegree2Oracle, TabularLoss
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank

@@ -314,8 +314,8 @@ def test_all_trees_helper_is_complete():
 
 
 def test_search_oracle_on_user_system_respects_budget():
-    from treetool.oracles import BudgetExceeded
+    from treetool.budget import Budget, SentenceTimeout
 
     mine = load_system("example_system:MyArcStandard")
-    with pytest.raises(BudgetExceeded):
-        search_oracle(mine, [-1, 2, 0, 2, 3, 4], budget=2)
+    with pytest.raises(SentenceTimeout):
+        search_oracle(mine, [-1, 2, 0, 2, 3, 4], budget=Budget(max_states=2))

@@ -45,6 +45,7 @@ class InOrder(ConstituencySystem):
     """In-order transition system (Liu & Zhang 2017) with Kparser's legality rules (module docstring)."""
 
     name = "in-order"
+    option_names = ("max_unary",)
     nonterminal_kind = "PJ"
 
     def __init__(self, max_unary: int = KPARSER_MAX_UNARY) -> None:

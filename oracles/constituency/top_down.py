@@ -34,6 +34,7 @@ class TopDown(ConstituencySystem):
 
     name = "top-down"
     nonterminal_kind = "NT"
+    option_names = ("max_open_nts",)
 
     def __init__(self, max_open_nts: int = RNNG_MAX_OPEN_NTS) -> None:
         if max_open_nts < 0:
