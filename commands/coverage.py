@@ -12,7 +12,7 @@ import typer
 from treetool.oracles.canonical import MAX_DEGREE
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.coverage import Coverage, CoverageCounter, is_bottom_up
-from treetool.oracles.system import TransitionSystem, has_own_static_oracle
+from treetool.oracles.system import TransitionSystem
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
@@ -76,7 +76,7 @@ def coverage_command(
         raise InapplicableOption(f"--system {system}: coverage counts dependency trees; `treetool stats FILE.mrg` "
                                  "gives the share of PTB trees each constituency system derives")
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=not has_own_static_oracle(chosen))
+    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=chosen.oracle_spec.static is None)
     inputs = dependency_inputs(ctx, files, from_format)
     per_file: list[Coverage] = []
     total = Coverage("total")

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence, static_oracle_takes_budget
+from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
-from treetool.oracles.system import has_own_static_oracle
 from treetool.budget import UNLIMITED, Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
@@ -179,8 +178,7 @@ def oracle_command(
     elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":
         raise InapplicableOption(f"--format {output_format.value} needs --system top-down or in-order")
     chosen = system_from_options(ctx)
-    budgeted = not has_own_static_oracle(chosen) or static_oracle_takes_budget(chosen)
-    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=budgeted, format=output_format.value)
+    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=chosen.oracle_spec.static_takes_budget, format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")

@@ -1,6 +1,6 @@
 """Arc-eager (Nivre 2003) with the root at the end of the buffer, and its non-monotonic variants.
 
-Conventions follow Honnibal, Goldberg & Johnson (2013), papers/004 §2: the
+Conventions follow Honnibal, Goldberg & Johnson (2013), §2: the
 stack starts empty and the buffer holds ``1..n`` followed by the root 0,
 which may be shifted only onto an empty stack.
 """
@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
+from treetool.budget import Budget
+
 from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
 from .errors import IllegalAction
+from .spec import OracleSpec
 from .system import TransitionSystem
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
@@ -108,7 +111,9 @@ class ArcEager(TransitionSystem):
     name = "arc-eager"
     monotonic = True
     detached_words_final = True
-    exact_dynamic_oracle = "projective"
+    oracle_spec = OracleSpec(static="Nivre 2003; Goldberg & Nivre 2012, §3 (eager or lazy reduce)",
+                             static_takes_budget=False, published="Goldberg & Nivre 2012", exact_on="projective",
+                             takes_budget=False, options=())
     option_names = ("reduce",)
     nm_left = False  # Left-Arc may replace an existing head (variant L)
     nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
@@ -180,20 +185,32 @@ class ArcEager(TransitionSystem):
     def is_final(self, config: Configuration) -> bool:
         return not config.buffer
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`arc_eager_oracle` with this system's ``reduce`` (linear: no budget needed)."""
         return arc_eager_oracle(gold_heads, gold_labels, self.reduce)
 
-    def dynamic_oracle(
-        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
-    ) -> ArcEagerOracle:
-        """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length."""
+    def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                       budget: Budget | None = None) -> ArcEagerOracle:
+        """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length.
+
+        Constant time per step: no budget needed.
+        """
         return ArcEagerOracle(gold_heads, gold_labels)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: the system derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 
         return is_projective(gold_heads)
+
+
+_NM_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
+                      published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="projective", takes_budget=False,
+                      options=("prefer_monotonic", "published"))
+_NM_D_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
+                        published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="none", takes_budget=False,
+                        options=("prefer_monotonic", "published"))
 
 
 class NonMonotonicArcEager(ArcEager):
@@ -226,14 +243,18 @@ class NonMonotonicArcEager(ArcEager):
         self.variant = variant
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
-        self.exact_dynamic_oracle = "none" if variant == "D" else "projective"  # the published D oracle is not
+
+    @property
+    def oracle_spec(self) -> OracleSpec:  # type: ignore[override]
+        """Exact for projective gold trees, but for variant D, whose published reduce cost is not (class doc)."""
+        return _NM_D_SPEC if self.variant == "D" else _NM_SPEC
 
     def dynamic_oracle(
         self,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         *,
-        max_length: int | None = 10,
+        budget: Budget | None = None,
         prefer_monotonic: bool = False,
         published: bool = True,
     ) -> NonMonotonicArcEagerOracle:
@@ -241,7 +262,7 @@ class NonMonotonicArcEager(ArcEager):
 
         ``prefer_monotonic``: §6's preference in ``optimal``; ``published=False``
         corrects variant D's reduce cost, which makes it exact for projective
-        gold trees (L and LD are already). Any length.
+        gold trees (L and LD are already). Any length; constant time per step, so no budget is needed.
         """
         return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published)
 

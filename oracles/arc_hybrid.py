@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .dynamic import ArcHybridOracle
+from treetool.budget import Budget
+
 from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .dynamic import ArcHybridOracle
 from .errors import IllegalAction
+from .spec import OracleSpec
 from .system import TransitionSystem
 
 __all__ = ["ArcHybrid", "arc_hybrid_oracle"]
@@ -65,7 +68,9 @@ class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     monotonic = True
     detached_words_final = True
-    exact_dynamic_oracle = "projective"
+    oracle_spec = OracleSpec(static="Kuhlmann, Gómez-Rodríguez & Satta 2011; Goldberg & Nivre 2013, §3",
+                             static_takes_budget=False, published="Goldberg & Nivre 2013", exact_on="projective",
+                             takes_budget=False, options=())
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
@@ -103,16 +108,20 @@ class ArcHybrid(TransitionSystem):
     def is_final(self, config: Configuration) -> bool:
         return len(config.stack) == 1 and not config.buffer
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`arc_hybrid_oracle` (linear: no budget needed)."""
         return arc_hybrid_oracle(gold_heads, gold_labels)
 
-    def dynamic_oracle(
-        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
-    ) -> ArcHybridOracle:
-        """Goldberg & Nivre (2013)'s oracle (:class:`treetool.oracles.dynamic.ArcHybridOracle`); any length."""
+    def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                       budget: Budget | None = None) -> ArcHybridOracle:
+        """Goldberg & Nivre (2013)'s oracle (:class:`treetool.oracles.dynamic.ArcHybridOracle`); any length.
+
+        Constant time per step: no budget needed.
+        """
         return ArcHybridOracle(gold_heads, gold_labels)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: arc-hybrid derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 

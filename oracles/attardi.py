@@ -9,25 +9,90 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from treetool.budget import Budget
+
 from .canonical import bottom_up_run, canonical_oracle
 from .configuration import Action, Configuration, DynamicOracle, attach, format_action, parse_action
 from .errors import IllegalAction
+from .spec import OracleSpec
 from .system import TransitionSystem
 from .tabular_loss import AttardiDegree2Oracle
 
-__all__ = ["Attardi"]
+__all__ = ["Attardi", "ShiftReduce"]
 
-class Attardi(TransitionSystem):
-    """Attardi's (2006) non-projective system of degree d, as Example 2 of Cohen et al. (2012).
+CANONICAL = "Cohen, Gómez-Rodríguez & Satta 2012, §4.1 (canonical computation)"
+"""The static oracle of Attardi's systems, arc-standard included."""
+
+_TABULAR_SPEC = OracleSpec(static=CANONICAL, static_takes_budget=False,
+                           published="Gómez-Rodríguez, Sartorio & Satta 2014", takes_budget=True, options=())
+_SEARCH_SPEC = OracleSpec(static=CANONICAL, static_takes_budget=False)
+
+
+class ShiftReduce:
+    """The transitions of Attardi's system of degree d: the rules :class:`Attardi` and swap both apply.
 
     Stack ``[0]``, buffer ``1..n``. ``SH``: move b0 to the stack.
     ``LAk`` (1 <= k <= d): ``s(k) <- s0`` and remove s(k) from the stack
     (s(k) != 0). ``RAk``: ``s(k) -> s0`` and pop s0. s(k) is the k-th item
     below the top (s(1) = s1); ``LA1``/``RA1`` are spelled ``LA``/``RA``.
-    Final: stack ``[0]`` and empty buffer. Degree 1 is arc-standard; degree 2
-    is the system of papers/000. In Cohen et al.'s notation (§2.3) LAk is
-    la_{k+1<-1} and RAk is ra_{k+1->1}; the system is bottom-up and μ-closed,
-    so its static oracle is the canonical one and is complete (§4.1).
+    Final: stack ``[0]`` and empty buffer. Degree 1 is arc-standard's.
+    """
+
+    def __init__(self, degree: int, system_name: str) -> None:
+        self.degree, self.system_name = degree, system_name
+        self._left = [format_action("LA", k) for k in range(degree + 1)]
+        self._right = [format_action("RA", k) for k in range(degree + 1)]
+
+    @staticmethod
+    def initial(n: int, labeled: bool) -> Configuration:
+        return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+
+    def legal(self, config: Configuration) -> list[Action]:
+        stack = config.stack
+        out = ["SH"] if config.buffer else []
+        for k in range(1, min(self.degree, len(stack) - 1) + 1):
+            if stack[-1 - k] != 0:
+                out.append(self._left[k])
+            out.append(self._right[k])
+        return out
+
+    def apply(self, config: Configuration, action: Action, kind: str, k: int, label: str | None) -> Configuration:
+        """The configuration after ``action``, parsed into ``kind``, degree ``k`` and ``label``."""
+        stack, buffer = config.stack, config.buffer
+        if kind == "SH" and k == 1 and label is None:
+            if not buffer:
+                raise IllegalAction(action, "the buffer is empty")
+            return Configuration(stack + buffer[:1], buffer[1:], config.heads, config.labels)
+        if kind not in ("LA", "RA"):
+            raise IllegalAction(action, f"{self.system_name} has no transition {action}")
+        if k > self.degree:
+            raise IllegalAction(action, f"degree {k} exceeds the system's degree {self.degree}")
+        if len(stack) <= k:
+            raise IllegalAction(action, f"needs {k + 1} items on the stack")
+        if label is not None and config.labels is None:
+            raise IllegalAction(action, "a labelled transition needs a labelled configuration")
+        s0, other = stack[-1], stack[-1 - k]
+        if kind == "RA":
+            heads, labels = attach(config, s0, other, label)
+            return Configuration(stack[:-1], buffer, heads, labels)
+        if other == 0:
+            raise IllegalAction(action, "the root 0 cannot be a dependent")
+        heads, labels = attach(config, other, s0, label)
+        return Configuration(stack[: -1 - k] + stack[-k:], buffer, heads, labels)
+
+    @staticmethod
+    def is_final(config: Configuration) -> bool:
+        return len(config.stack) == 1 and not config.buffer
+
+
+class Attardi(TransitionSystem):
+    """Attardi's (2006) non-projective system of degree d, as Example 2 of Cohen et al. (2012).
+
+    The transitions of :class:`ShiftReduce`. Degree 1 is arc-standard;
+    degree 2 is the system of Gómez-Rodríguez, Sartorio & Satta (2014). In
+    Cohen et al.'s notation (§2.3) LAk is la_{k+1<-1} and RAk is
+    ra_{k+1->1}; the system is bottom-up and μ-closed, so its static oracle
+    is the canonical one and is complete (§4.1).
 
     Note: DeSR, whose oracle Cohen et al.'s Table 1 measured, pushes a node
     back to the buffer after degree-3 reductions (their footnote 4); this class
@@ -44,70 +109,45 @@ class Attardi(TransitionSystem):
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
             raise ValueError(f"degree must be a positive integer, got {degree!r}")
         self.degree = degree
-        self._left = [format_action("LA", k) for k in range(degree + 1)]
-        self._right = [format_action("RA", k) for k in range(degree + 1)]
+        self._rules = ShiftReduce(degree, self.name)
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
-        return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+        return self._rules.initial(n, labeled)
 
     def legal(self, config: Configuration) -> list[Action]:
-        stack = config.stack
-        out = ["SH"] if config.buffer else []
-        for k in range(1, min(self.degree, len(stack) - 1) + 1):
-            if stack[-1 - k] != 0:
-                out.append(self._left[k])
-            out.append(self._right[k])
-        return out
+        return self._rules.legal(config)
 
     def apply(self, config: Configuration, action: Action) -> Configuration:
-        kind, k, label = parse_action(action)
-        stack, buffer = config.stack, config.buffer
-        if kind == "SH" and k == 1 and label is None:
-            if not buffer:
-                raise IllegalAction(action, "the buffer is empty")
-            return Configuration(stack + buffer[:1], buffer[1:], config.heads, config.labels)
-        if kind not in ("LA", "RA"):
-            raise IllegalAction(action, f"{self.name} has no transition {action}")
-        if k > self.degree:
-            raise IllegalAction(action, f"degree {k} exceeds the system's degree {self.degree}")
-        if len(stack) <= k:
-            raise IllegalAction(action, f"needs {k + 1} items on the stack")
-        if label is not None and config.labels is None:
-            raise IllegalAction(action, "a labelled transition needs a labelled configuration")
-        s0, other = stack[-1], stack[-1 - k]
-        if kind == "RA":
-            heads, labels = attach(config, s0, other, label)
-            return Configuration(stack[:-1], buffer, heads, labels)
-        if other == 0:
-            raise IllegalAction(action, "the root 0 cannot be a dependent")
-        heads, labels = attach(config, other, s0, label)
-        return Configuration(stack[: -1 - k] + stack[-k:], buffer, heads, labels)
+        return self._rules.apply(config, action, *parse_action(action))
 
     def is_final(self, config: Configuration) -> bool:
-        return len(config.stack) == 1 and not config.buffer
+        return self._rules.is_final(config)
 
     @property
-    def published_oracle(self) -> bool:
-        """Degree 2 has a published dynamic oracle (papers/000); other degrees only the exact search."""
-        return self.degree == 2
+    def oracle_spec(self) -> OracleSpec:  # type: ignore[override]
+        """Degree 2 has a published dynamic oracle (Gómez-Rodríguez, Sartorio & Satta 2014), other degrees none."""
+        return _TABULAR_SPEC if self.degree == 2 else _SEARCH_SPEC
 
     def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
-                       max_length: int | None = 10, budget: Any = None) -> DynamicOracle:
-        """Degree 2: the tabular oracle of papers/000 (``treetool.oracles.tabular_loss``), exact for every gold tree, any length.
+                       budget: Budget | None = None, **options: Any) -> DynamicOracle:
+        """Degree 2: the tabular oracle (``treetool.oracles.tabular_loss``), exact for every gold tree, any length.
 
-        ``budget`` (``treetool.budget.Budget``) bounds the whole sentence
-        (``SentenceTimeout`` when it runs out). Other degrees: no published
-        oracle, the exact search, limited to ``max_length`` words. Either way
-        ``exact_dynamic_oracle`` is ``"any"``.
+        Gómez-Rodríguez, Sartorio & Satta (2014), §5: ``budget``
+        (``treetool.budget.Budget``) bounds the whole sentence
+        (``SentenceTimeout`` when it runs out); it takes no option. Other
+        degrees: no published oracle, the exhaustive search (option
+        ``max_length``). Either way exact on any gold tree.
         """
         if self.degree != 2:
-            return self.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
-        return AttardiDegree2Oracle(gold_heads, gold_labels, budget=budget)
+            return self.exact_oracle(gold_heads, gold_labels, budget=budget, **options)
+        return AttardiDegree2Oracle(gold_heads, gold_labels, budget=budget, **options)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
-        """The canonical computation (:func:`bottom_up_run`); ``None`` exactly when the tree is underivable."""
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """The canonical computation (:func:`~treetool.oracles.canonical.bottom_up_run`), linear: ``None`` exactly
+        when the tree is underivable."""
         return canonical_oracle(gold_heads, gold_labels, self.degree)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact (Cohen et al. 2012, §4.1): the canonical run succeeds."""
         return len(bottom_up_run(gold_heads, self.degree)[2]) == 1

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from treetool.budget import UNLIMITED
+from treetool.budget import UNLIMITED, Budget
 
-from .arc_standard import ArcStandard
+from .attardi import ShiftReduce
 from .canonical import bottom_up_run, label_actions
 from .configuration import Action, Configuration, as_heads, parse_action
 from .errors import IllegalAction
+from .spec import OracleSpec
 from .system import TransitionSystem
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
@@ -97,7 +98,7 @@ def _components(heads: list[int], roots: list[int]) -> list[int]:
 
 def swap_oracle(
     gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, order: str = "eager",
-    budget: Any = UNLIMITED,
+    budget: Budget = UNLIMITED,
 ) -> list[Action] | None:
     """Static oracle of the swap system, eager (Nivre 2009 §3) or lazy (Nivre, Kuhlmann & Hall 2009).
 
@@ -133,7 +134,7 @@ def swap_oracle(
 
 def swap_run(
     heads: list[int], gold_labels: Sequence[str] | None, position: list[int], component: list[int] | None,
-    budget: Any = UNLIMITED,
+    budget: Budget = UNLIMITED,
 ) -> list[Action] | None:
     """The rules of :func:`swap_oracle` (``component`` None: eager), without the projective fast path."""
     n = len(heads) - 1
@@ -173,32 +174,38 @@ def swap_run(
         act("SH")
 
 
-class Swap(ArcStandard):
-    """The swap system of Nivre (2009): arc-standard plus ``SW``.
+class Swap(TransitionSystem):
+    """The swap system of Nivre (2009): arc-standard's transitions plus ``SW``.
 
     Stack ``[0]``, buffer ``1..n``. ``SH``, ``LA``, ``RA`` as in arc-standard
-    (``LA``: ``s1 <- s0``, pop s1, s1 != 0; ``RA``: ``s1 -> s0``, pop s0);
-    ``SW``: move s1 back to the front of the buffer (0 < s1 < s0, word
-    indices). Final: stack ``[0]`` and empty buffer. Derives every tree
-    (Nivre 2009; checked against exhaustive search). ``order`` selects the
-    static oracle: ``eager`` (Nivre 2009) or ``lazy`` (Nivre, Kuhlmann & Hall
-    2009), see :func:`swap_oracle`.
+    (:class:`~treetool.oracles.attardi.ShiftReduce` of degree 1: ``LA``:
+    ``s1 <- s0``, pop s1, s1 != 0; ``RA``: ``s1 -> s0``, pop s0); ``SW``: move
+    s1 back to the front of the buffer (0 < s1 < s0, word indices). Final:
+    stack ``[0]`` and empty buffer. Derives every tree (Nivre 2009; checked
+    against exhaustive search). ``order`` selects the static oracle:
+    ``eager`` (Nivre 2009) or ``lazy`` (Nivre, Kuhlmann & Hall 2009), see
+    :func:`swap_oracle`. No dynamic oracle is published: the exhaustive search
+    serves (arc-standard's, Nederhof 2019, does not know ``SW``).
     """
 
     name = "swap"
+    monotonic = True  # SW moves a word, never an arc
+    detached_words_final = True  # a word leaves the stack and buffer only when reduced, as in arc-standard
     option_names = ("order",)
-    dynamic_oracle = TransitionSystem.dynamic_oracle  # arc-standard's (Nederhof) does not know SW: exact search
-    published_oracle = False
-    bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
+    oracle_spec = OracleSpec(static="Nivre 2009, §3 (eager); Nivre, Kuhlmann & Hall 2009 (lazy)",
+                             static_takes_budget=True)
 
     def __init__(self, order: str = "eager") -> None:
         if order not in SWAP_ORDERS:
             raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
-        super().__init__()
         self.order = order
+        self._rules = ShiftReduce(1, self.name)
+
+    def initial(self, n: int, labeled: bool = False) -> Configuration:
+        return self._rules.initial(n, labeled)
 
     def legal(self, config: Configuration) -> list[Action]:
-        out = super().legal(config)
+        out = self._rules.legal(config)
         stack = config.stack
         if len(stack) >= 2 and 0 < stack[-2] < stack[-1]:
             out.append("SW")
@@ -207,7 +214,7 @@ class Swap(ArcStandard):
     def apply(self, config: Configuration, action: Action) -> Configuration:
         kind, degree, label = parse_action(action)
         if kind != "SW":
-            return super().apply(config, action)
+            return self._rules.apply(config, action, kind, degree, label)
         stack = config.stack
         if degree != 1 or label is not None:
             raise IllegalAction(action, "SW takes no degree or label")
@@ -215,12 +222,15 @@ class Swap(ArcStandard):
             raise IllegalAction(action, "needs 0 < s1 < s0")
         return Configuration(stack[:-2] + stack[-1:], stack[-2:-1] + config.buffer, config.heads, config.labels)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None,
-                      budget: Any = UNLIMITED) -> list[Action] | None:
-        """:func:`swap_oracle`; quadratic in the worst case, hence the ``budget``."""
-        return swap_oracle(gold_heads, gold_labels, self.order, budget)
+    def is_final(self, config: Configuration) -> bool:
+        return self._rules.is_final(config)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`swap_oracle`; quadratic in the worst case, hence the ``budget``."""
+        return swap_oracle(gold_heads, gold_labels, self.order, UNLIMITED if budget is None else budget)
+
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: the swap system derives every tree (Nivre 2009)."""
         try:
             _children(as_heads(gold_heads))

@@ -30,7 +30,8 @@ from treetool.budget import Budget
 from .base import BaseSystem, instantiate
 from .configuration import Action, Configuration, DynamicOracle, format_action, parse_action
 from .errors import OracleUnavailable, SystemSpecError
-from .search import ExactOracle, search_oracle
+from .search import ExactOracle, derivable, search_oracle
+from .spec import SEARCH_ONLY, OracleSpec
 
 __all__ = [
     "TransitionSystem",
@@ -38,7 +39,6 @@ __all__ = [
     "get_system",
     "load_system",
     "make_system",
-    "has_own_static_oracle",
 ]
 
 
@@ -51,16 +51,21 @@ class TransitionSystem(BaseSystem[Configuration]):
     """Base class of every dependency transition system (built-in or user-defined).
 
     Subclasses implement :meth:`initial`, :meth:`legal`, :meth:`apply` and
-    :meth:`is_final`; a system without its own :meth:`static_oracle` gets the
-    generic search of ``treetool.oracles.search`` (complete for monotonic systems).
+    :meth:`is_final`. What their oracles are is declared in ``oracle_spec``
+    (``treetool.oracles.spec.OracleSpec``); by default (:data:`SEARCH_ONLY`)
+    the static oracle is the generic search of ``treetool.oracles.search``
+    (complete for monotonic systems) and the dynamic oracle the exhaustive
+    search. A system with an oracle of its own overrides the method and
+    declares it. Every oracle method takes the same arguments on every
+    system, ``budget`` included (``treetool.budget.Budget`` or ``None``); an
+    oracle linear in the sentence has nothing to bound and ignores it (its
+    spec says so).
     """
 
     monotonic: bool = False
     detached_words_final: bool = False
     bottom_up: bool = False  # bottom-up shift-reduce (Cohen et al. 2012 §2.3): the static oracle is the canonical one
-    exact_dynamic_oracle: str = "any"
-    """How exact :meth:`dynamic_oracle` is: ``"any"`` (exact for every gold tree), ``"projective"``
-    (exact for projective gold trees only) or ``"none"`` (approximate; the docstring gives the rate)."""
+    oracle_spec: OracleSpec = SEARCH_ONLY
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:
@@ -70,43 +75,51 @@ class TransitionSystem(BaseSystem[Configuration]):
         """Labelled when any action carries a label (``LA(nsubj)``), so that a labelled sequence replays as written."""
         return self.initial(n, labeled=any(a.endswith(")") for a in actions if isinstance(a, str)))
 
-    # ---------------------------------------------------------- oracles
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    # ---------------------------------------------------------- static oracles
+    def static_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, budget: Budget | None = None
+    ) -> list[Action] | None:
         """A transition sequence deriving the gold tree, or ``None`` when there is none.
 
         Default: the generic memoised search (``treetool.oracles.search.search_oracle``)
-        without a budget; built-in systems override it with a linear-time oracle.
+        under ``budget``; built-in systems override it with a linear-time oracle.
         """
-        return search_oracle(self, gold_heads, gold_labels)
+        return search_oracle(self, gold_heads, gold_labels, budget)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """True when some computation of the system builds exactly this tree.
 
-        Default: the static oracle succeeds (exact when the oracle is complete);
-        built-in systems override it with their fastest exact test.
+        Default: the exhaustive reachability search (``treetool.oracles.search.derivable``)
+        under ``budget``; built-in systems override it with their fastest exact test.
         """
-        return self.static_oracle(gold_heads) is not None
+        return derivable(self, gold_heads, budget)
 
     # ---------------------------------------------------------- dynamic oracles
     def dynamic_oracle(
-        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
+        self,
+        gold_heads: Sequence[int],
+        gold_labels: Sequence[str] | None = None,
+        *,
+        budget: Budget | None = None,
+        max_length: int | None = 10,
     ) -> DynamicOracle:
         """The system's dynamic oracle for one gold tree (reuse it for every configuration of the sentence).
 
         Default: :meth:`exact_oracle`, the exhaustive search, which refuses
         sentences longer than ``max_length`` (``None``: no limit) with
-        :class:`OracleUnavailable`. Systems with a published oracle override
-        this and ignore ``max_length``.
+        :class:`OracleUnavailable`. A system with a published oracle
+        overrides this with the same ``gold_heads, gold_labels, *, budget``
+        and the options its ``oracle_spec`` lists.
         """
-        return self.exact_oracle(gold_heads, gold_labels, max_length=max_length)
+        return self.exact_oracle(gold_heads, gold_labels, budget=budget, max_length=max_length)
 
     def exact_oracle(
         self,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         *,
-        max_length: int | None = 10,
         budget: Budget | None = None,
+        max_length: int | None = 10,
     ) -> ExactOracle:
         """The exact oracle (exhaustive search, ``treetool.oracles.search.ExactOracle``) for any system.
 
@@ -133,12 +146,6 @@ class TransitionSystem(BaseSystem[Configuration]):
 
     parse_action = staticmethod(parse_action)
     format_action = staticmethod(format_action)
-
-
-def has_own_static_oracle(system: TransitionSystem) -> bool:
-    """True when ``system`` overrides the generic search with a static oracle of its own."""
-    method = system.static_oracle
-    return getattr(method, "__func__", method) is not TransitionSystem.static_oracle
 
 
 # --------------------------------------------------------------------------
@@ -213,15 +220,34 @@ def make_system(spec: str, **options: Any) -> TransitionSystem:
 
 
 class _Wrapped(TransitionSystem):
-    """Adapter giving a duck-typed user class the helpers of :class:`TransitionSystem`."""
+    """Adapter giving a duck-typed user class the helpers of :class:`TransitionSystem`.
+
+    The declarations it makes (``name``, ``monotonic``, ``detached_words_final``,
+    ``oracle_spec``) are kept; its ``static_oracle`` and ``dynamic_oracle`` are
+    used when its spec declares them, the searches otherwise.
+    """
 
     def __init__(self, inner: Any, spec: str) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", spec)
         self.monotonic = bool(getattr(inner, "monotonic", False))
         self.detached_words_final = bool(getattr(inner, "detached_words_final", False))
-        if callable(getattr(inner, "static_oracle", None)):
-            self.static_oracle = inner.static_oracle  # type: ignore[method-assign]
+        self.oracle_spec = getattr(inner, "oracle_spec", SEARCH_ONLY)
+
+    def static_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, budget: Budget | None = None
+    ) -> list[Action] | None:
+        if self.oracle_spec.static is None:
+            return super().static_oracle(gold_heads, gold_labels, budget=budget)
+        return self.inner.static_oracle(gold_heads, gold_labels, budget=budget)
+
+    def dynamic_oracle(
+        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, budget: Budget | None = None,
+        **options: Any,
+    ) -> DynamicOracle:
+        if self.oracle_spec.published is None:
+            return super().dynamic_oracle(gold_heads, gold_labels, budget=budget, **options)
+        return self.inner.dynamic_oracle(gold_heads, gold_labels, budget=budget, **options)
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         return self.inner.initial(n, labeled)
