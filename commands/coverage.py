@@ -13,7 +13,7 @@ from treetool.oracles.canonical import MAX_DEGREE
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.coverage import Coverage, CoverageCounter, is_bottom_up
 from treetool.oracles.system import TransitionSystem
-from treetool.budget import UNLIMITED, Budget, SentenceTimeout
+from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
@@ -115,5 +115,5 @@ def _tree_coverage(system: TransitionSystem, max_degree: int, max_seconds: float
                    heads: Sequence[int]) -> Coverage:
     """The counts of one tree (the per-sentence work of ``--jobs``; the caller merges them)."""
     counter = CoverageCounter(system, max_degree)
-    counter.add(heads, UNLIMITED if max_seconds is None else Budget(max_seconds))
+    counter.add(heads, Budget(max_seconds))
     return counter.result

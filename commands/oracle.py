@@ -10,7 +10,7 @@ import typer
 
 from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
-from treetool.budget import UNLIMITED, Budget, SentenceTimeout
+from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
@@ -221,7 +221,7 @@ def _gold(system: Any, on_unparsable: str, max_seconds: float | None,
           tree: tuple[list[int], list[str] | None]) -> GoldSequence:
     """The gold sequence of one tree (heads, labels or None): the per-sentence work of ``--jobs``."""
     heads, labels = tree
-    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+    budget = Budget(max_seconds)
     return gold_sequence(system, heads, labels, on_unparsable=on_unparsable, budget=budget)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from treetool.trees import is_projective
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
 from .canonical import MAX_DEGREE, min_degree
 from .system import TransitionSystem
@@ -79,7 +79,7 @@ class CoverageCounter:
         self.result = Coverage(self.file, canonical_failures=0 if bottom_up else None,
                                min_degree=Counter() if bottom_up else None)
 
-    def add(self, heads: Sequence[int], budget: Budget = UNLIMITED) -> None:
+    def add(self, heads: Sequence[int], budget: Budget | None = None) -> None:
         """Count one tree; ``budget`` bounds ``can_derive`` where it searches (a system without an own static oracle).
 
         When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised

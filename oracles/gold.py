@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
 from .configuration import Action
 from .errors import IncompleteDerivation
@@ -50,7 +50,7 @@ def gold_sequence(
     labels: Sequence[str] | None = None,
     *,
     on_unparsable: str = "skip",
-    budget: Budget = UNLIMITED,
+    budget: Budget | None = None,
 ) -> GoldSequence:
     """A gold transition sequence for the tree ``heads`` (labelled when ``labels`` is given).
 
@@ -62,10 +62,12 @@ def gold_sequence(
     ``budget`` bounds the super-linear work: the static oracle where the
     system's ``oracle_spec`` says it takes a budget (the generic search of a
     system without one of its own, swap's), and the projectivization DP.
-    When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised.
+    When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised
+    (``None``: no limit).
     """
     if on_unparsable not in UNPARSABLE_MODES:
         raise ValueError(f"on_unparsable must be one of {UNPARSABLE_MODES}, not {on_unparsable!r}")
+    budget = Budget() if budget is None else budget
     tree = [int(h) for h in heads]
     actions = system.static_oracle(tree, labels, budget=budget)
     if actions is not None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Sequence
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 from treetool.recursion import run_nested
 
 from .configuration import Action, Configuration, SearchableSystem, as_heads, with_label
@@ -151,7 +151,7 @@ def _first_path(
     start = gold.system.initial(gold.n, labeled=gold.labels is not None)
     if gold.is_gold(start):
         return []
-    budget = UNLIMITED if budget is None else budget
+    budget = Budget() if budget is None else budget
     dead: set[Configuration] = set()
     on_path = {start}
     path: list[Action] = []
@@ -237,7 +237,7 @@ def reachable_trees(system: SearchableSystem, n: int, budget: Budget | None = No
 
     Plain depth-first enumeration of all configurations, each visited once.
     """
-    budget = UNLIMITED if budget is None else budget
+    budget = Budget() if budget is None else budget
     start = system.initial(n)
     seen = {start}
     todo = [start]
@@ -276,7 +276,7 @@ class ExhaustiveSearch:
         self.gold = _Gold(system, gold_heads, gold_labels, restriction)
         self.restriction = restriction
         self.system = system
-        self.budget = UNLIMITED if budget is None else budget
+        self.budget = Budget() if budget is None else budget
         self._memo: dict[Any, float] = {}
         self._open: set[Any] = set()
 

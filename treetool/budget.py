@@ -73,8 +73,8 @@ class Budget:
         self.check()
 
 
-#: The budget that never runs out (the default of every algorithm; its :attr:`~Budget.states` count is shared, so
-#: it means nothing).
+#: The budget that never runs out: the default of the algorithms that only call :meth:`~Budget.check` (a search
+#: given no budget counts its states in a ``Budget()`` of its own).
 UNLIMITED = Budget()
 
 

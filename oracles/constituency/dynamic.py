@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
 from ..errors import OracleUnavailable
 from .gold_index import GoldIndex
@@ -85,7 +85,7 @@ class ConstituencyOracle:
 
             self._exact = ExactLoss(self.gold)
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
-        self.max_length, self.budget = max_length, UNLIMITED if budget is None else budget
+        self.max_length, self.budget = max_length, Budget() if budget is None else budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
         self._all_costs = PaperCosts(system, self.gold, self.labels, self.budget).costs if loss == "paper" else None

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Generator, Iterable, Iterator
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 from treetool.recursion import run_nested
 
 from .in_order import InOrder
@@ -63,7 +63,7 @@ def reachable_trees(
     labels = list(labels)
     seen: set[Configuration] = set()
     trees: set[tuple[Span, ...]] = set()
-    budget = UNLIMITED if budget is None else budget
+    budget = Budget() if budget is None else budget
     todo = [system.initial(n)]
     while todo:
         config = todo.pop()
@@ -87,7 +87,7 @@ def derivable(system: ConstituencySystem, gold: Node, budget: Budget | None = No
     target = tuple(postorder(gold))
     labels = gold_labels(gold)
     seen: set[Configuration] = set()
-    budget = UNLIMITED if budget is None else budget
+    budget = Budget() if budget is None else budget
     todo = [system.initial(gold.end)]
     while todo:
         config = todo.pop()
@@ -228,7 +228,7 @@ def min_loss(
     futures = memo.get(_Futures)  # the memo also keeps the tree's key maker, under the class itself
     if futures is None:
         futures = memo[_Futures] = _Futures(system, gold)
-    search = _Search(system, labels, futures, memo, UNLIMITED if budget is None else budget)
+    search = _Search(system, labels, futures, memo, Budget() if budget is None else budget)
     made, wanted = Counter(config.built), futures.wanted
     matched = sum((made & wanted).values())
     return sum((made - wanted).values()) + (sum(wanted.values()) - matched) + search.future(config, futures.key(config))
