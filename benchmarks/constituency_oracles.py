@@ -31,7 +31,7 @@ from treetool.oracles.constituency.gold_index import GoldIndex
 from treetool.oracles.constituency.paper_loss import paper_loss
 from treetool.oracles.constituency.system import Open, span_of
 from treetool.oracles.constituency.tree import preorder
-from treetool.oracles.system import OracleUnavailable
+from treetool.oracles.errors import OracleUnavailable
 from treetool.formats.ptb import read_ptb_file
 
 

@@ -10,10 +10,11 @@ import typer
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, has_published_oracle,
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
 )
 from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
-from treetool.oracles.system import IncompleteDerivation, OracleUnavailable, TransitionSystem
+from treetool.oracles.errors import IncompleteDerivation, OracleUnavailable
+from treetool.oracles.system import TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
@@ -245,7 +246,7 @@ def _oracle_options(prefer_monotonic: bool, algorithm: Any, strategy: Any) -> di
 
 def _oracle_kind(system: TransitionSystem, asked: Any) -> str:
     """``--oracle`` resolved: the published dynamic oracle when there is one, else exact search."""
-    published = has_published_oracle(system)
+    published = system.oracle_spec.published is not None
     if asked is None:
         return "dynamic" if published else "exact"
     if asked.value == "dynamic" and not published:
@@ -267,7 +268,7 @@ def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]],
 
 def _unavailable(system: TransitionSystem, kind: str, err: OracleUnavailable, sentence: Sentence) -> TreebankError:
     """A sentence the oracle cannot serve, as bad input naming it."""
-    missing = "" if has_published_oracle(system) else f"{system.describe()} has no published dynamic oracle; "
+    missing = "" if system.oracle_spec.published else f"{system.describe()} has no published dynamic oracle; "
     limit = "--max-length raises the limit, " if kind == "exact" else ""
     message = f"{missing}{err} ({limit}--on-error skip skips such sentences)"
     return TreebankError(message, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id,

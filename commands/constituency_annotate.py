@@ -23,7 +23,7 @@ from treetool.oracles.constituency.annotate import annotate_tree
 from treetool.oracles.constituency.dynamic import LOSSES
 from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
-from treetool.oracles.system import OracleUnavailable
+from treetool.oracles.errors import OracleUnavailable
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from treetool.oracles.constituency import IllegalAction, IncompleteDerivation, get_constituency_system
+from treetool.oracles.constituency import get_constituency_system
 from treetool.oracles.constituency.tree import bracketed, tree_from_spans
+from treetool.oracles.errors import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import OracleBlock, read_oracle_file

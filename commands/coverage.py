@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
-from treetool.oracles.attardi import MAX_DEGREE
+from treetool.oracles.canonical import MAX_DEGREE
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.coverage import Coverage, CoverageCounter, is_bottom_up
-from treetool.oracles.system import TransitionSystem, has_own_static_oracle
-from treetool.budget import UNLIMITED, Budget, SentenceTimeout
+from treetool.oracles.system import TransitionSystem
+from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
@@ -77,7 +77,7 @@ def coverage_command(
         raise InapplicableOption(f"--system {system}: coverage counts dependency trees; `treetool stats FILE.mrg` "
                                  "gives the share of PTB trees each constituency system derives")
     chosen = system_from_options(ctx)
-    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=not has_own_static_oracle(chosen))
+    refuse_inapplicable(ctx, RULES, bottom_up=is_bottom_up(chosen), searches=chosen.oracle_spec.static is None)
     inputs = dependency_inputs(ctx, files, from_format)
     per_file: list[Coverage] = []
     total = Coverage("total")
@@ -116,5 +116,5 @@ def _tree_coverage(system: TransitionSystem, max_degree: int, max_seconds: float
                    heads: Sequence[int]) -> Coverage:
     """The counts of one tree (the per-sentence work of ``--jobs``; the caller merges them)."""
     counter = CoverageCounter(system, max_degree)
-    counter.add(heads, UNLIMITED if max_seconds is None else Budget(max_seconds))
+    counter.add(heads, Budget(max_seconds))
     return counter.result

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence, static_oracle_takes_budget
+from treetool.oracles.gold import UNPARSABLE_MODES, GoldSequence, NotDerivable, gold_sequence
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, get_constituency_system
-from treetool.oracles.system import has_own_static_oracle
-from treetool.budget import UNLIMITED, Budget, SentenceTimeout
+from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
@@ -180,8 +179,7 @@ def oracle_command(
     elif output_format.value in CONSTITUENCY_FORMATS and output_format.value != "jsonl":
         raise InapplicableOption(f"--format {output_format.value} needs --system top-down or in-order")
     chosen = system_from_options(ctx)
-    budgeted = not has_own_static_oracle(chosen) or static_oracle_takes_budget(chosen)
-    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=budgeted, format=output_format.value)
+    refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=chosen.oracle_spec.static_takes_budget, format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
     fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
     total = SequenceCounts("total")
@@ -224,7 +222,7 @@ def _gold(system: Any, on_unparsable: str, max_seconds: float | None,
           tree: tuple[list[int], list[str] | None]) -> GoldSequence:
     """The gold sequence of one tree (heads, labels or None): the per-sentence work of ``--jobs``."""
     heads, labels = tree
-    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
+    budget = Budget(max_seconds)
     return gold_sequence(system, heads, labels, on_unparsable=on_unparsable, budget=budget)
 
 

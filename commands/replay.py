@@ -6,7 +6,7 @@ import typer
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.gold import replay_tree
-from treetool.oracles.system import IllegalAction, IncompleteDerivation
+from treetool.oracles.errors import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
 from treetool.formats.oracle_file import FORMAT_COMMENT, RECORDED_FORMAT
 from treetool.sentence import Sentence

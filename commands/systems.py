@@ -15,7 +15,8 @@ import typer
 from treetool.oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
 from treetool.oracles.layout import ROOT_POSITIONS
 from treetool.oracles.swap import SWAP_ORDERS
-from treetool.oracles.system import SYSTEMS, SystemSpecError, TransitionSystem, make_system
+from treetool.oracles.errors import SystemSpecError
+from treetool.oracles.system import SYSTEMS, TransitionSystem, make_system
 
 from .common import InapplicableOption, choices, given_options, plain_value
 

@@ -3,7 +3,7 @@
 The library behind ``treetool annotate``, for a parser's training loop as
 much as for files: :func:`annotate_sentence` returns the :class:`Step`
 records of one sentence under a policy that picks the action taken at each
-step. The costs are those of the oracle for the gold tree (papers/000 §2.2:
+step. The costs are those of the oracle for the gold tree (Gómez-Rodríguez, Sartorio & Satta 2014, §2.2:
 cost(a) = loss(a(c)) - loss(c), the loss counting words with a wrong head, or
 label when labelled), given for every legal action and only for those.
 
@@ -34,7 +34,6 @@ Policies (Goldberg & Nivre 2012 §3-4, "training with exploration"):
 
 from __future__ import annotations
 
-import inspect
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -42,8 +41,9 @@ from typing import Any, Callable, NamedTuple
 
 from treetool.budget import UNLIMITED, Budget
 
-from .search import Budget as SearchBudget
-from .system import Action, Configuration, DynamicOracle, IncompleteDerivation, TransitionSystem, as_heads
+from .configuration import Action, Configuration, DynamicOracle, as_heads
+from .errors import IncompleteDerivation
+from .system import TransitionSystem
 
 __all__ = [
     "ORACLE_KINDS",
@@ -55,9 +55,7 @@ __all__ = [
     "Static",
     "Step",
     "annotate_sentence",
-    "has_published_oracle",
     "make_oracle",
-    "oracle_takes_budget",
     "sentence_random",
     "walk",
 ]
@@ -94,29 +92,6 @@ Chooser = Callable[[Configuration, dict[Action, int], list[Action]], Action]
 # ---------------------------------------------------------------- oracles
 
 
-def has_published_oracle(system: TransitionSystem) -> bool:
-    """True when ``system`` overrides the exact search with a dynamic oracle of its own.
-
-    A system whose options decide it (attardi: degree 2 only) says so with a
-    ``published_oracle`` attribute.
-    """
-    published = getattr(system, "published_oracle", None)
-    if published is not None:
-        return bool(published)
-    return type(system).dynamic_oracle is not TransitionSystem.dynamic_oracle
-
-
-def oracle_takes_budget(system: TransitionSystem, kind: str = "dynamic") -> bool:
-    """True when the oracle ``make_oracle`` builds for ``kind`` is bounded by ``max_seconds``.
-
-    The exact search always is; a published oracle when its ``dynamic_oracle``
-    takes a ``budget`` (arc-standard: the cubic algorithm; attardi degree 2).
-    """
-    if kind == "exact" or not has_published_oracle(system):
-        return True
-    return "budget" in inspect.signature(system.dynamic_oracle).parameters
-
-
 def make_oracle(
     system: TransitionSystem,
     gold_heads: Sequence[int],
@@ -130,26 +105,25 @@ def make_oracle(
 ) -> DynamicOracle:
     """The oracle for one gold tree: ``dynamic`` (``system.dynamic_oracle``) or ``exact`` (the search).
 
-    ``dynamic`` is the exact search too for a system without a published
-    oracle. For the search, a sentence longer than ``max_length`` words
-    raises ``OracleUnavailable`` (``None``: no limit), ``max_states`` bounds
-    the configurations it expands for the whole sentence (its memory and,
-    unlike a clock, the same on every machine), and ``max_seconds`` bounds
-    the whole sentence's search, or the published oracle's work when it
-    takes a budget (:func:`oracle_takes_budget`: arc-standard's cubic
-    algorithm, attardi degree 2); a call that finds the time or the states
-    spent raises ``treetool.budget.SentenceTimeout``. ``options`` go to a
-    published ``dynamic_oracle`` (nm-arc-eager: ``prefer_monotonic``;
-    arc-standard: ``algorithm``, ``strategy``).
+    ``dynamic`` is the exact search too for a system whose ``oracle_spec``
+    declares no published oracle. One budget serves the sentence: for the
+    search, a sentence longer than ``max_length`` words raises
+    ``OracleUnavailable`` (``None``: no limit), ``max_states`` bounds the
+    configurations it expands for the whole sentence (its memory and, unlike
+    a clock, the same on every machine) and ``max_seconds`` its time; a
+    published oracle is bounded by ``max_seconds`` where its spec says it
+    takes a budget (arc-standard's cubic algorithm, attardi degree 2). A call
+    that finds the time or the states spent raises
+    ``treetool.budget.SentenceTimeout``. ``options`` go to a published
+    ``dynamic_oracle`` (its spec's ``options``: nm-arc-eager
+    ``prefer_monotonic``; arc-standard ``algorithm``, ``strategy``).
     """
     if kind not in ORACLE_KINDS:
         raise ValueError(f"oracle kind must be one of {ORACLE_KINDS}, not {kind!r}")
-    if kind == "dynamic" and has_published_oracle(system):
-        if max_seconds is not None and oracle_takes_budget(system):
-            options = {**options, "budget": Budget(max_seconds)}
-        return system.dynamic_oracle(gold_heads, gold_labels, max_length=max_length, **options)
-    budget = None if max_seconds is None and max_states is None else SearchBudget(max_seconds, max_states)
-    return system.exact_oracle(gold_heads, gold_labels, max_length=max_length, budget=budget)
+    budget = Budget(max_seconds, max_states)
+    if kind == "dynamic" and system.oracle_spec.published is not None:
+        return system.dynamic_oracle(gold_heads, gold_labels, budget=budget, **options)
+    return system.exact_oracle(gold_heads, gold_labels, budget=budget, max_length=max_length)
 
 
 # ---------------------------------------------------------------- policies
@@ -299,7 +273,7 @@ def annotate_sentence(
 
 
 def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool, choose: Chooser,
-         budget: Any = UNLIMITED) -> Iterator[Step]:
+         budget: Budget = UNLIMITED) -> Iterator[Step]:
     """The steps from the initial configuration of ``n`` words to the first final one, ``choose`` picking each action.
 
     The one walk loop of the package: :func:`annotate_sentence` runs it with

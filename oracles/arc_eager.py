@@ -1,6 +1,6 @@
 """Arc-eager (Nivre 2003) with the root at the end of the buffer or at the bottom of the stack, and its non-monotonic variants.
 
-Conventions follow Honnibal, Goldberg & Johnson (2013), papers/004 §2, by
+Conventions follow Honnibal, Goldberg & Johnson (2013), §2, by
 default (``root="last"``): the stack starts empty and the buffer holds
 ``1..n`` followed by the root 0, which may be shifted only onto an empty
 stack. ``root="first"`` is arc-eager as in Nivre (2008) and Goldberg &
@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from treetool.budget import Budget
+
+from .configuration import Action, Configuration, as_heads, attach, parse_action
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
+from .errors import IllegalAction
 from .layout import check_root
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+from .spec import OracleSpec
+from .system import TransitionSystem
 from .vocabulary import ActionKinds
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
@@ -132,8 +137,11 @@ class ArcEager(TransitionSystem):
     name = "arc-eager"
     monotonic = True
     detached_words_final = True
-    exact_dynamic_oracle = "projective"
     action_kinds = ActionKinds(order=("SH", "LA", "RA", "RE"), plain=("SH", "RE"), labelled=("LA", "RA"))
+    oracle_spec = OracleSpec(static="Nivre 2003; Goldberg & Nivre 2012, §3 (eager or lazy reduce)",
+                             static_takes_budget=False, published="Goldberg & Nivre 2012", exact_on="projective",
+                             takes_budget=False, options=())
+    option_names = ("reduce", "root")
     nm_left = False  # Left-Arc may replace an existing head (variant L)
     nm_reduce = False  # Reduce may attach a headless s0 to s1 (variant D)
 
@@ -144,9 +152,6 @@ class ArcEager(TransitionSystem):
         self.reduce = reduce
         self.root = root
         self.root_last = root == "last"
-
-    def options(self) -> dict[str, str]:
-        return {"reduce": self.reduce, "root": self.root}
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         stack, buffer = ((), tuple(range(1, n + 1)) + (0,)) if self.root_last else ((0,), tuple(range(1, n + 1)))
@@ -213,13 +218,17 @@ class ArcEager(TransitionSystem):
     def is_final(self, config: Configuration) -> bool:
         return not config.buffer and (self.root_last or not self.nm_reduce or len(config.stack) == 1)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`arc_eager_oracle` with this system's ``reduce`` and ``root`` (linear: no budget needed)."""
         return arc_eager_oracle(gold_heads, gold_labels, self.reduce, self.root)
 
-    def dynamic_oracle(
-        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
-    ) -> ArcEagerOracle:
-        """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length."""
+    def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                       budget: Budget | None = None) -> ArcEagerOracle:
+        """Goldberg & Nivre (2012)'s oracle (:class:`treetool.oracles.dynamic.ArcEagerOracle`); any length.
+
+        Constant time per step: no budget needed.
+        """
         return ArcEagerOracle(gold_heads, gold_labels, root=self.root)
 
     def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
@@ -233,11 +242,19 @@ class ArcEager(TransitionSystem):
             return stack[-2], stack[-1]
         return None
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: the system derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 
         return is_projective(gold_heads)
+
+
+_NM_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
+                      published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="projective", takes_budget=False,
+                      options=("prefer_monotonic", "published"))
+_NM_D_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
+                        published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="none", takes_budget=False,
+                        options=("prefer_monotonic", "published"))
 
 
 class NonMonotonicArcEager(ArcEager):
@@ -268,6 +285,7 @@ class NonMonotonicArcEager(ArcEager):
 
     name = "nm-arc-eager"
     monotonic = False
+    option_names = ("variant", "reduce", "root")
 
     def __init__(self, variant: str = "LD", reduce: str = "eager", root: str = "last") -> None:
         if variant not in NM_VARIANTS:
@@ -276,20 +294,16 @@ class NonMonotonicArcEager(ArcEager):
         self.variant = variant
         self.nm_left = "L" in variant
         self.nm_reduce = "D" in variant
-        self.exact_dynamic_oracle = "none" if variant == "D" else "projective"  # the published D oracle is not
         if self.nm_reduce:  # RE also attaches a headless s0, with a label
             self.action_kinds = ActionKinds(order=("SH", "LA", "RA", "RE"), plain=("SH", "RE"),
                                             labelled=("LA", "RA", "RE"))
-
-    def options(self) -> dict[str, str]:
-        return {"variant": self.variant, "reduce": self.reduce, "root": self.root}
 
     def dynamic_oracle(
         self,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         *,
-        max_length: int | None = 10,
+        budget: Budget | None = None,
         prefer_monotonic: bool = False,
         published: bool = True,
     ) -> NonMonotonicArcEagerOracle:
@@ -297,12 +311,18 @@ class NonMonotonicArcEager(ArcEager):
 
         ``prefer_monotonic``: §6's preference in ``optimal``; ``published=False``
         corrects variant D's reduce cost, which makes it exact for projective
-        gold trees (L and LD are already). Any length.
+        gold trees (L and LD are already). Any length; constant time per step, so no budget is needed.
         """
         return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published,
                                           root=self.root)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    @property
+    def oracle_spec(self) -> OracleSpec:  # type: ignore[override]
+        """Exact for projective gold trees, but for variant D, whose published reduce cost is not (class doc)."""
+        return _NM_D_SPEC if self.variant == "D" else _NM_SPEC
+
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
         """Arc-eager's (:func:`arc_eager_oracle`); with the root first, variant D then reduces the stack to ``[0]``."""
         return arc_eager_oracle(gold_heads, gold_labels, self.reduce, self.root, empty_stack=self.nm_reduce)
 

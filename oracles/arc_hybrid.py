@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from treetool.budget import Budget
+
+from .configuration import Action, Configuration, as_heads, attach, parse_action
 from .dynamic import ArcHybridOracle
+from .errors import IllegalAction
 from .layout import check_root
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, attach, parse_action
+from .spec import OracleSpec
+from .system import TransitionSystem
 from .vocabulary import ActionKinds
 
 __all__ = ["ArcHybrid", "arc_hybrid_oracle"]
@@ -76,16 +81,16 @@ class ArcHybrid(TransitionSystem):
     name = "arc-hybrid"
     monotonic = True
     detached_words_final = True
-    exact_dynamic_oracle = "projective"
     action_kinds = ActionKinds(order=("SH", "LA", "RA"), plain=("SH",), labelled=("LA", "RA"))
+    oracle_spec = OracleSpec(static="Kuhlmann, Gómez-Rodríguez & Satta 2011; Goldberg & Nivre 2013, §3",
+                             static_takes_budget=False, published="Goldberg & Nivre 2013", exact_on="projective",
+                             takes_budget=False, options=())
+    option_names = ("root",)
 
     def __init__(self, root: str = "first") -> None:
         check_root(root)
         self.root = root
         self.root_last = root == "last"
-
-    def options(self) -> dict[str, str]:
-        return {"root": self.root}
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
         stack, buffer = ((), tuple(range(1, n + 1)) + (0,)) if self.root_last else ((0,), tuple(range(1, n + 1)))
@@ -126,13 +131,17 @@ class ArcHybrid(TransitionSystem):
     def is_final(self, config: Configuration) -> bool:
         return len(config.stack) == 1 and not config.buffer
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None) -> list[Action] | None:
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`arc_hybrid_oracle` with this system's ``root`` (linear: no budget needed)."""
         return arc_hybrid_oracle(gold_heads, gold_labels, self.root)
 
-    def dynamic_oracle(
-        self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, max_length: int | None = 10
-    ) -> ArcHybridOracle:
-        """Goldberg & Nivre (2013)'s oracle (:class:`treetool.oracles.dynamic.ArcHybridOracle`); any length."""
+    def dynamic_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                       budget: Budget | None = None) -> ArcHybridOracle:
+        """Goldberg & Nivre (2013)'s oracle (:class:`treetool.oracles.dynamic.ArcHybridOracle`); any length.
+
+        Constant time per step: no budget needed.
+        """
         return ArcHybridOracle(gold_heads, gold_labels, root=self.root)
 
     def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
@@ -144,7 +153,7 @@ class ArcHybrid(TransitionSystem):
             return stack[-2], stack[-1]
         return None
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: arc-hybrid derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from .attardi import Attardi
+from treetool.budget import UNLIMITED, Budget
+
+from .attardi import CANONICAL, Attardi
 from .nederhof import NederhofOracle
+from .spec import OracleSpec
 
 __all__ = ["ArcStandard"]
 
@@ -24,37 +27,29 @@ class ArcStandard(Attardi):
     """
 
     name = "arc-standard"
-    exact_dynamic_oracle = "any"
+    option_names = ()
+    oracle_spec = OracleSpec(static=CANONICAL, static_takes_budget=False, published="Nederhof 2019",
+                             takes_budget=True, options=("algorithm", "strategy"))
 
     def __init__(self) -> None:
         super().__init__(degree=1)
-
-    def options(self) -> dict[str, int]:
-        return {}
-
-    @property
-    def published_oracle(self) -> bool:
-        """Nederhof (2019), unlike Attardi's degree 1 seen as the generic bottom-up system."""
-        return True
 
     def dynamic_oracle(
         self,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
         *,
-        max_length: int | None = None,
+        budget: Budget | None = None,
         algorithm: str = "auto",
         strategy: str = "none",
-        budget: Any = None,
     ) -> NederhofOracle:
         """Nederhof's (2019) oracle (``treetool.oracles.nederhof``): exact for every gold tree, any length.
 
         ``algorithm``: ``auto`` (linear for a projective gold tree, else
         cubic), ``cubic``, ``quadratic`` or ``linear`` (the last two refuse a
-        non-projective tree with ``ValueError``); ``strategy``: ``none``,
-        ``left-before-right``, ``strict`` or ``right-before-left``;
-        ``budget`` bounds the cubic algorithm. ``max_length`` is ignored (no
-        length limit), as for every published oracle.
+        non-projective tree with ``OracleUnavailable``); ``strategy``:
+        ``none``, ``left-before-right``, ``strict`` or ``right-before-left``;
+        ``budget`` bounds the cubic algorithm.
         """
-        options = {} if budget is None else {"budget": budget}
-        return NederhofOracle(gold_heads, gold_labels, algorithm=algorithm, strategy=strategy, **options)
+        return NederhofOracle(gold_heads, gold_labels, algorithm=algorithm, strategy=strategy,
+                              budget=UNLIMITED if budget is None else budget)

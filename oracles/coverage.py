@@ -15,11 +15,10 @@ from typing import Any
 
 from treetool.trees import is_projective
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
-from .attardi import MAX_DEGREE, min_degree
-from .search import derivable
-from .system import TransitionSystem, has_own_static_oracle
+from .canonical import MAX_DEGREE, min_degree
+from .system import TransitionSystem
 
 #: The key of ``min_degree`` for trees no degree up to the maximum derives.
 NO_DEGREE = "none"
@@ -60,9 +59,10 @@ class Coverage:
 def is_bottom_up(system: TransitionSystem) -> bool:
     """True for Attardi's systems (arc-standard included), where the canonical oracle and degrees apply.
 
-    A class flag, not ``isinstance``: swap extends arc-standard but is not bottom-up.
+    The system's declaration (``TransitionSystem.bottom_up``), not ``isinstance``: a user's system may be
+    bottom-up too.
     """
-    return bool(getattr(system, "bottom_up", False))
+    return system.bottom_up
 
 
 @dataclass
@@ -79,14 +79,14 @@ class CoverageCounter:
         self.result = Coverage(self.file, canonical_failures=0 if bottom_up else None,
                                min_degree=Counter() if bottom_up else None)
 
-    def add(self, heads: Sequence[int], budget: Budget = UNLIMITED) -> None:
-        """Count one tree; ``budget`` bounds the generic search of a system without a static oracle.
+    def add(self, heads: Sequence[int], budget: Budget | None = None) -> None:
+        """Count one tree; ``budget`` bounds ``can_derive`` where it searches (a system without an own static oracle).
 
         When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised
         before anything is counted, so a caller may skip the tree cleanly.
         """
         tree = [int(h) for h in heads]
-        derived = None if self.result.min_degree is not None else self._derivable(tree, budget)
+        derived = None if self.result.min_degree is not None else self.system.can_derive(tree, budget=budget)
         result = self.result
         result.sentences += 1
         result.words += len(tree) - 1
@@ -96,11 +96,6 @@ class CoverageCounter:
             self._add_bottom_up(tree)
         elif derived:
             result.derivable += 1
-
-    def _derivable(self, tree: list[int], budget: Budget) -> bool:
-        if has_own_static_oracle(self.system):
-            return self.system.can_derive(tree)
-        return derivable(self.system, tree, budget=budget)
 
     def _add_bottom_up(self, tree: list[int]) -> None:
         """Canonical-oracle failures (Cohen et al. 2012 §4.1) and the smallest degree that derives the tree.

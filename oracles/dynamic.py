@@ -4,7 +4,7 @@ All three are *arc-decomposable* oracles (Goldberg & Nivre 2012, 2013): the
 cost of an action is the number of gold arcs that are reachable before it
 and no longer reachable after it. For projective gold trees and the two
 monotonic systems this count is exactly the loss difference of
-papers/000 §2.2 (Goldberg & Nivre 2013, §5); for non-projective gold trees it
+Gómez-Rodríguez, Sartorio & Satta (2014) §2.2 (Goldberg & Nivre 2013, §5); for non-projective gold trees it
 is not, and for the non-monotonic system (Honnibal, Goldberg & Johnson 2013,
 §5.2) the published Δ adjustments are not exact either: the measured rates
 are in each class's docstring and pinned in tests/test_oracles_dynamic.py.
@@ -44,8 +44,10 @@ import random
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .annotate import walk
-from .layout import ConfigurationMismatch, check_arrangement, check_configuration, check_root
-from .system import Action, Configuration, DynamicOracle, TransitionSystem, as_heads, with_label
+from .configuration import Action, Configuration, DynamicOracle, as_heads, with_label
+from .errors import ConfigurationMismatch
+from .layout import check_arrangement, check_configuration, check_root
+from .system import TransitionSystem
 from .vocabulary import ActionVocabulary, CostVectors, Entry
 
 __all__ = [
@@ -195,7 +197,7 @@ class _CountingOracle(CostVectors):
 
 
 class ArcHybridOracle(_CountingOracle):
-    """Dynamic oracle of arc-hybrid (Goldberg & Nivre 2013, §4.1; papers/000 §2.2 for the loss).
+    """Dynamic oracle of arc-hybrid (Goldberg & Nivre 2013, §4.1; the loss of Gómez-Rodríguez et al. 2014, §2.2).
 
     A gold arc ``h -> d`` is reachable while d has no head and either h is in
     the buffer (d in the stack or buffer), or d is in the buffer and h on the
@@ -260,7 +262,7 @@ class ArcEagerOracle(_CountingOracle):
     A gold arc ``h -> d`` is reachable while d has no head and either both are
     in the buffer (with the root last, 0 counts as in the buffer until it is
     shifted; with the root first, it is on the stack),
-    or one is in the buffer and the other on the stack (papers/004 §5.1,
+    or one is in the buffer and the other on the stack (Honnibal, Goldberg & Johnson 2013, §5.1,
     conditions (a)-(c), with its footnote 4: a stack word loses only
     *headless* stack dependents when it is pushed). Costs count the reachable
     gold arcs an action forecloses:

@@ -21,7 +21,7 @@ children are ``config.labels[child]``.
 from __future__ import annotations
 
 from bisect import insort
-from .system import Configuration
+from .configuration import Configuration
 
 __all__ = ["Children", "NONE"]
 

@@ -10,14 +10,14 @@ without any file.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
-from .search import search_oracle
-from .system import Action, IllegalAction, IncompleteDerivation, TransitionSystem, has_own_static_oracle
+from .configuration import Action
+from .errors import IncompleteDerivation
+from .system import TransitionSystem
 
 #: What ``gold_sequence`` does with a tree the system cannot derive.
 UNPARSABLE_MODES = ("skip", "fail", "projectivize")
@@ -50,7 +50,7 @@ def gold_sequence(
     labels: Sequence[str] | None = None,
     *,
     on_unparsable: str = "skip",
-    budget: Budget = UNLIMITED,
+    budget: Budget | None = None,
 ) -> GoldSequence:
     """A gold transition sequence for the tree ``heads`` (labelled when ``labels`` is given).
 
@@ -59,14 +59,17 @@ def gold_sequence(
     by an optimal projective one (the most gold arcs kept, Nederhof 2019 §3;
     labels stay with their words) and derives that.
 
-    ``budget`` bounds the super-linear work: the generic search of a system
-    without a static oracle of its own, and the projectivization DP. When it
-    runs out, :class:`~treetool.budget.SentenceTimeout` is raised.
+    ``budget`` bounds the super-linear work: the static oracle where the
+    system's ``oracle_spec`` says it takes a budget (the generic search of a
+    system without one of its own, swap's), and the projectivization DP.
+    When it runs out, :class:`~treetool.budget.SentenceTimeout` is raised
+    (``None``: no limit).
     """
     if on_unparsable not in UNPARSABLE_MODES:
         raise ValueError(f"on_unparsable must be one of {UNPARSABLE_MODES}, not {on_unparsable!r}")
+    budget = Budget() if budget is None else budget
     tree = [int(h) for h in heads]
-    actions = _static_sequence(system, tree, labels, budget)
+    actions = system.static_oracle(tree, labels, budget=budget)
     if actions is not None:
         return GoldSequence(actions, tree)
     reason = f"{system.describe()} cannot derive this tree"
@@ -77,25 +80,10 @@ def gold_sequence(
     from treetool.projectivization.optimal import optimal_projectivize  # numpy: imported only when needed
 
     projective = [int(h) for h in optimal_projectivize(tree, budget=budget)]
-    actions = _static_sequence(system, projective, labels, budget)
+    actions = system.static_oracle(projective, labels, budget=budget)
     if actions is None:
         return GoldSequence(None, tree, reason=f"{reason}, nor its optimal projectivization")
     return GoldSequence(actions, projective, projectivized=True)
-
-
-def _static_sequence(system: TransitionSystem, tree: list[int], labels: Sequence[str] | None,
-                     budget: Budget) -> list[Action] | None:
-    """The system's own static oracle (under ``budget`` when it takes one), else the generic search under it."""
-    if has_own_static_oracle(system):
-        if static_oracle_takes_budget(system):
-            return system.static_oracle(tree, labels, budget=budget)
-        return system.static_oracle(tree, labels)
-    return search_oracle(system, tree, labels, budget=budget)
-
-
-def static_oracle_takes_budget(system: TransitionSystem) -> bool:
-    """True when the system's own static oracle is super-linear and takes a ``budget`` (swap)."""
-    return "budget" in inspect.signature(system.static_oracle).parameters
 
 
 def replay_tree(
@@ -117,5 +105,4 @@ def replay_tree(
     return heads, labels
 
 
-__all__ = ["UNPARSABLE_MODES", "GoldSequence", "NotDerivable", "gold_sequence", "replay_tree", "IllegalAction",
-           "static_oracle_takes_budget"]
+__all__ = ["UNPARSABLE_MODES", "GoldSequence", "NotDerivable", "gold_sequence", "replay_tree"]

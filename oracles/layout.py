@@ -22,19 +22,16 @@ O(n) anyway.
 
 from __future__ import annotations
 
-from .system import Configuration
+from .configuration import Configuration
+from .errors import ConfigurationMismatch
 
 __all__ = [
-    "ROOT_POSITIONS", "ConfigurationMismatch", "check_root", "check_sentence", "check_configuration", "check_arrangement",
+    "ROOT_POSITIONS", "check_root", "check_sentence", "check_configuration", "check_arrangement",
     "first_in_buffer",
 ]
 
 ROOT_POSITIONS = ("first", "last")
 """Where the root 0 starts: at the bottom of the stack, or at the end of the buffer (module doc)."""
-
-
-class ConfigurationMismatch(ValueError):
-    """A configuration that cannot belong to the oracle's sentence and system (module doc)."""
 
 
 def check_root(root: str) -> None:

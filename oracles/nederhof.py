@@ -56,8 +56,9 @@ from typing import Any, Generator, Hashable, NamedTuple, Sequence
 from treetool.budget import UNLIMITED, refuse_large_table
 from treetool.recursion import run_nested
 
-from .layout import ConfigurationMismatch, check_arrangement, check_configuration
-from .system import Action, Configuration, OracleUnavailable, as_heads
+from .configuration import Action, Configuration, as_heads
+from .errors import ConfigurationMismatch, OracleUnavailable
+from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
 
 __all__ = [

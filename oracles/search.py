@@ -1,12 +1,12 @@
 """Exhaustive search over the configurations of any transition system.
 
-Written once against the interface of ``treetool.oracles.system`` (``initial``,
+Written once against the interface of ``treetool.oracles.configuration.SearchableSystem`` (``initial``,
 ``legal``, ``apply``, ``is_final`` and the two optional declarations
 ``monotonic`` / ``detached_words_final``), with no system-specific code. It is
 the reference that every fast oracle is tested against, and the fallback
 oracle for user systems.
 
-Definitions (papers/000 §2.2, papers/004 §5): a word is *wrong* in a
+Definitions (Gómez-Rodríguez, Sartorio & Satta 2014, §2.2; Honnibal et al. 2013, §5): a word is *wrong* in a
 configuration when its head differs from the gold head (with gold labels:
 or its label differs from the gold label); the *loss* of a configuration c
 is the smallest number of wrong words over the final configurations
@@ -36,19 +36,17 @@ those, which makes n <= 10 cheap for the built-in systems.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Sequence
 
-from treetool.budget import SentenceTimeout
+from treetool.budget import Budget
 from treetool.recursion import run_nested
 
-from .layout import ConfigurationMismatch, check_sentence
-from .system import Action, Configuration, TransitionSystem, as_heads, with_label
+from .configuration import Action, Configuration, SearchableSystem, as_heads, with_label
+from .errors import ConfigurationMismatch
+from .layout import check_sentence
 from .vocabulary import CostVectors
 
 __all__ = [
-    "Budget",
-    "BudgetExceeded",
     "Restriction",
     "SearchError",
     "ExhaustiveSearch",
@@ -61,51 +59,8 @@ __all__ = [
 ]
 
 
-class BudgetExceeded(SentenceTimeout):
-    """A search ran out of its time or state budget (a :class:`~treetool.budget.SentenceTimeout`)."""
-
-    def __init__(self, message: str, seconds: float | None = None) -> None:
-        super().__init__(seconds, message)
-
-
 class SearchError(RuntimeError):
     """The configuration graph has a cycle, which the loss search does not handle."""
-
-
-class Budget:
-    """Bounds one search: wall-clock ``seconds`` and/or ``max_states`` expanded states.
-
-    Any object with a ``check()`` method that raises when the search must stop
-    can be used instead; an int passed as a budget means ``max_states``.
-    """
-
-    def __init__(self, seconds: float | None = None, max_states: int | None = None) -> None:
-        self.deadline = None if seconds is None else time.monotonic() + seconds
-        self.seconds = seconds
-        self.max_states = max_states
-        self.states = 0
-
-    def check(self) -> None:
-        self.states += 1
-        if self.max_states is not None and self.states > self.max_states:
-            raise BudgetExceeded(f"search expanded more than {self.max_states} configurations")
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise BudgetExceeded(f"search took more than {self.seconds:g} s", self.seconds)
-
-
-class _Unbounded:
-    def check(self) -> None:
-        pass
-
-
-def _as_budget(budget: Any) -> Any:
-    if budget is None:
-        return _Unbounded()
-    if isinstance(budget, int) and not isinstance(budget, bool):
-        return Budget(max_states=budget)
-    if not callable(getattr(budget, "check", None)):
-        raise TypeError("budget must be None, an int (max states) or an object with a check() method")
-    return budget
 
 
 class Restriction(Protocol):
@@ -125,7 +80,7 @@ class _Gold:
 
     def __init__(
         self,
-        system: TransitionSystem,
+        system: SearchableSystem,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None,
         restriction: Restriction | None = None,
@@ -188,7 +143,7 @@ class _Gold:
 
 
 def _first_path(
-    gold: _Gold, viable: Callable[[Configuration, Configuration], bool], budget: Any, arcs_first: bool = False
+    gold: _Gold, viable: Callable[[Configuration, Configuration], bool], budget: Budget | None, arcs_first: bool = False
 ) -> list[Action] | None:
     """Depth-first search for a computation from the initial configuration to the gold tree.
 
@@ -199,7 +154,7 @@ def _first_path(
     start = gold.system.initial(gold.n, labeled=gold.labels is not None)
     if gold.is_gold(start):
         return []
-    budget = _as_budget(budget)
+    budget = Budget() if budget is None else budget
     dead: set[Configuration] = set()
     on_path = {start}
     path: list[Action] = []
@@ -211,7 +166,7 @@ def _first_path(
                 continue
             if gold.is_gold(after):
                 return path + [action]
-            budget.check()
+            budget.count_state()
             on_path.add(after)
             path.append(action)
             frames.append((after, _ordered(gold, after, arcs_first)))
@@ -233,7 +188,7 @@ def _ordered(gold: _Gold, config: Configuration, arcs_first: bool) -> Iterator[t
     return iter(moves)
 
 
-def derivable(system: TransitionSystem, gold_heads: Sequence[int], budget: Any = None) -> bool:
+def derivable(system: SearchableSystem, gold_heads: Sequence[int], budget: Budget | None = None) -> bool:
     """True when some complete computation builds exactly ``gold_heads``: min loss 0 from the start.
 
     A depth-first reachability search for a final configuration equal to the
@@ -254,7 +209,10 @@ def derivable(system: TransitionSystem, gold_heads: Sequence[int], budget: Any =
 
 
 def search_oracle(
-    system: TransitionSystem, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, budget: Any = None
+    system: SearchableSystem,
+    gold_heads: Sequence[int],
+    gold_labels: Sequence[str] | None = None,
+    budget: Budget | None = None,
 ) -> list[Action] | None:
     """A sequence deriving the gold tree that never builds a wrong arc, or ``None``.
 
@@ -264,8 +222,8 @@ def search_oracle(
     gold dependents), trying arc-building actions first. Complete for
     monotonic systems, where a wrong arc can never be repaired; for
     non-monotonic ones it may miss sequences that repair a wrong arc.
-    ``budget`` (see :class:`Budget`) bounds the work; exceeding it raises
-    :class:`BudgetExceeded`.
+    ``budget`` (``treetool.budget.Budget``) bounds the configurations expanded
+    and the time; running out raises ``treetool.budget.SentenceTimeout``.
     """
     gold = _Gold(system, gold_heads, gold_labels)
 
@@ -277,12 +235,12 @@ def search_oracle(
     return _first_path(gold, viable, budget, arcs_first=True)
 
 
-def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set[tuple[int, ...]]:
+def reachable_trees(system: SearchableSystem, n: int, budget: Budget | None = None) -> set[tuple[int, ...]]:
     """Heads of every final configuration reachable from the initial one (for tiny n).
 
     Plain depth-first enumeration of all configurations, each visited once.
     """
-    budget = _as_budget(budget)
+    budget = Budget() if budget is None else budget
     start = system.initial(n)
     seen = {start}
     todo = [start]
@@ -290,7 +248,7 @@ def reachable_trees(system: TransitionSystem, n: int, budget: Any = None) -> set
     legal, apply, is_final = system.legal, system.apply, system.is_final
     while todo:
         config = todo.pop()
-        budget.check()
+        budget.count_state()
         if is_final(config):
             trees.add(config.heads)
         for action in legal(config):
@@ -312,16 +270,16 @@ class ExhaustiveSearch:
 
     def __init__(
         self,
-        system: TransitionSystem,
+        system: SearchableSystem,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
-        budget: Any = None,
+        budget: Budget | None = None,
         restriction: Restriction | None = None,
     ) -> None:
         self.gold = _Gold(system, gold_heads, gold_labels, restriction)
         self.restriction = restriction
         self.system = system
-        self.budget = _as_budget(budget)
+        self.budget = Budget() if budget is None else budget
         self._memo: dict[Any, float] = {}
         self._open: set[Any] = set()
 
@@ -363,7 +321,7 @@ class ExhaustiveSearch:
         """:meth:`_future` of one configuration not in the memo; yields each successor not in the memo either."""
         if key in self._open:
             raise SearchError(f"{self.system.name}: the configuration graph has a cycle")
-        self.budget.check()
+        self.budget.count_state()
         self._open.add(key)
         gold, memo = self.gold, self._memo
         wrong = gold.wrong
@@ -421,7 +379,7 @@ class ExhaustiveSearch:
 class ExactOracle(CostVectors):
     """The exact dynamic oracle of any system: :class:`ExhaustiveSearch` behind the ``DynamicOracle`` interface.
 
-    Costs are ints and keyed as ``treetool.oracles.system.DynamicOracle`` says: with
+    Costs are ints and keyed as ``treetool.oracles.configuration.DynamicOracle`` says: with
     gold labels an action that attaches a word carries that word's gold
     label (the best labelling, module doc). The memo is shared by every call,
     so walking a sentence costs about one search. ``restriction``: see
@@ -430,10 +388,10 @@ class ExactOracle(CostVectors):
 
     def __init__(
         self,
-        system: TransitionSystem,
+        system: SearchableSystem,
         gold_heads: Sequence[int],
         gold_labels: Sequence[str] | None = None,
-        budget: Any = None,
+        budget: Budget | None = None,
         restriction: Restriction | None = None,
     ) -> None:
         self.search = ExhaustiveSearch(system, gold_heads, gold_labels, budget, restriction)
@@ -460,22 +418,22 @@ class ExactOracle(CostVectors):
 
 
 def min_loss(
-    system: TransitionSystem,
+    system: SearchableSystem,
     config: Configuration,
     gold_heads: Sequence[int],
     gold_labels: Sequence[str] | None = None,
-    budget: Any = None,
+    budget: Budget | None = None,
 ) -> float:
     """Loss of ``config`` (module doc); ``math.inf`` if no final configuration is reachable."""
     return ExhaustiveSearch(system, gold_heads, gold_labels, budget).loss(config)
 
 
 def exact_costs(
-    system: TransitionSystem,
+    system: SearchableSystem,
     config: Configuration,
     gold_heads: Sequence[int],
     gold_labels: Sequence[str] | None = None,
-    budget: Any = None,
+    budget: Budget | None = None,
 ) -> dict[Action, float]:
     """Cost of every legal action of ``config`` (see :meth:`ExhaustiveSearch.costs`)."""
     return ExhaustiveSearch(system, gold_heads, gold_labels, budget).costs(config)

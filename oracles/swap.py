@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from treetool.budget import UNLIMITED
+from treetool.budget import UNLIMITED, Budget
 
-from .arc_standard import ArcStandard
-from .attardi import bottom_up_run, label_actions
-from .system import Action, Configuration, IllegalAction, TransitionSystem, as_heads, parse_action
+from .attardi import ShiftReduce
+from .canonical import bottom_up_run, label_actions
+from .configuration import Action, Configuration, as_heads, parse_action
+from .errors import IllegalAction
+from .spec import OracleSpec
+from .system import TransitionSystem
 from .vocabulary import ActionKinds
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
@@ -70,7 +73,7 @@ def projective_components(gold_heads: Sequence[int]) -> list[int]:
     """Maximal projective component of every node (Nivre, Kuhlmann & Hall 2009, §3).
 
     The components are the subtrees that arc-standard builds without swapping:
-    run its canonical oracle (:func:`~treetool.oracles.attardi.bottom_up_run`, degree
+    run its canonical oracle (:func:`~treetool.oracles.canonical.bottom_up_run`, degree
     1) over the words in their original order until the buffer is empty;
     every word is attached, through gold arcs built in that run, to one of
     the items left on the stack, which names its component. (UDPipe's
@@ -96,7 +99,7 @@ def _components(heads: list[int], roots: list[int]) -> list[int]:
 
 def swap_oracle(
     gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, order: str = "eager",
-    budget: Any = UNLIMITED,
+    budget: Budget = UNLIMITED,
 ) -> list[Action] | None:
     """Static oracle of the swap system, eager (Nivre 2009 §3) or lazy (Nivre, Kuhlmann & Hall 2009).
 
@@ -132,7 +135,7 @@ def swap_oracle(
 
 def swap_run(
     heads: list[int], gold_labels: Sequence[str] | None, position: list[int], component: list[int] | None,
-    budget: Any = UNLIMITED,
+    budget: Budget = UNLIMITED,
 ) -> list[Action] | None:
     """The rules of :func:`swap_oracle` (``component`` None: eager), without the projective fast path."""
     n = len(heads) - 1
@@ -172,35 +175,39 @@ def swap_run(
         act("SH")
 
 
-class Swap(ArcStandard):
-    """The swap system of Nivre (2009): arc-standard plus ``SW``.
+class Swap(TransitionSystem):
+    """The swap system of Nivre (2009): arc-standard's transitions plus ``SW``.
 
     Stack ``[0]``, buffer ``1..n``. ``SH``, ``LA``, ``RA`` as in arc-standard
-    (``LA``: ``s1 <- s0``, pop s1, s1 != 0; ``RA``: ``s1 -> s0``, pop s0);
-    ``SW``: move s1 back to the front of the buffer (0 < s1 < s0, word
-    indices). Final: stack ``[0]`` and empty buffer. Derives every tree
-    (Nivre 2009; checked against exhaustive search). ``order`` selects the
-    static oracle: ``eager`` (Nivre 2009) or ``lazy`` (Nivre, Kuhlmann & Hall
-    2009), see :func:`swap_oracle`.
+    (:class:`~treetool.oracles.attardi.ShiftReduce` of degree 1: ``LA``:
+    ``s1 <- s0``, pop s1, s1 != 0; ``RA``: ``s1 -> s0``, pop s0); ``SW``: move
+    s1 back to the front of the buffer (0 < s1 < s0, word indices). Final:
+    stack ``[0]`` and empty buffer. Derives every tree (Nivre 2009; checked
+    against exhaustive search). ``order`` selects the static oracle:
+    ``eager`` (Nivre 2009) or ``lazy`` (Nivre, Kuhlmann & Hall 2009), see
+    :func:`swap_oracle`. No dynamic oracle is published: the exhaustive search
+    serves (arc-standard's, Nederhof 2019, does not know ``SW``).
     """
 
     name = "swap"
-    dynamic_oracle = TransitionSystem.dynamic_oracle  # arc-standard's (Nederhof) does not know SW: exact search
-    published_oracle = False
-    bottom_up = False  # SW moves a word back to the buffer; the oracle is not the canonical one
+    monotonic = True  # SW moves a word, never an arc
+    detached_words_final = True  # a word leaves the stack and buffer only when reduced, as in arc-standard
+    option_names = ("order",)
+    oracle_spec = OracleSpec(static="Nivre 2009, §3 (eager); Nivre, Kuhlmann & Hall 2009 (lazy)",
+                             static_takes_budget=True)
+    action_kinds = ActionKinds(order=("SH", "LA", "RA", "SW"), plain=("SH", "SW"), labelled=("LA", "RA"))
 
     def __init__(self, order: str = "eager") -> None:
         if order not in SWAP_ORDERS:
             raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
-        super().__init__()
         self.order = order
-        self.action_kinds = ActionKinds(order=("SH", "LA", "RA", "SW"), plain=("SH", "SW"), labelled=("LA", "RA"))
+        self._rules = ShiftReduce(1, self.name)
 
-    def options(self) -> dict[str, str]:
-        return {"order": self.order}
+    def initial(self, n: int, labeled: bool = False) -> Configuration:
+        return self._rules.initial(n, labeled)
 
     def legal(self, config: Configuration) -> list[Action]:
-        out = super().legal(config)
+        out = self._rules.legal(config)
         stack = config.stack
         if len(stack) >= 2 and 0 < stack[-2] < stack[-1]:
             out.append("SW")
@@ -209,7 +216,7 @@ class Swap(ArcStandard):
     def apply(self, config: Configuration, action: Action) -> Configuration:
         kind, degree, label = parse_action(action)
         if kind != "SW":
-            return super().apply(config, action)
+            return self._rules.apply(config, action, kind, degree, label)
         stack = config.stack
         if degree != 1 or label is not None:
             raise IllegalAction(action, "SW takes no degree or label")
@@ -217,12 +224,19 @@ class Swap(ArcStandard):
             raise IllegalAction(action, "needs 0 < s1 < s0")
         return Configuration(stack[:-2] + stack[-1:], stack[-2:-1] + config.buffer, config.heads, config.labels)
 
-    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None,
-                      budget: Any = UNLIMITED) -> list[Action] | None:
-        """:func:`swap_oracle`; quadratic in the worst case, hence the ``budget``."""
-        return swap_oracle(gold_heads, gold_labels, self.order, budget)
+    def is_final(self, config: Configuration) -> bool:
+        return self._rules.is_final(config)
 
-    def can_derive(self, gold_heads: Sequence[int]) -> bool:
+    def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
+        """As arc-standard's (:meth:`ShiftReduce.new_arc`); ``SW`` builds none."""
+        return self._rules.new_arc(config, kind)
+
+    def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
+                      budget: Budget | None = None) -> list[Action] | None:
+        """:func:`swap_oracle`; quadratic in the worst case, hence the ``budget``."""
+        return swap_oracle(gold_heads, gold_labels, self.order, UNLIMITED if budget is None else budget)
+
+    def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
         """Exact: the swap system derives every tree (Nivre 2009)."""
         try:
             _children(as_heads(gold_heads))

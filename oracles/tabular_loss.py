@@ -87,9 +87,10 @@ from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
 
-from .attardi import bottom_up_run
-from .layout import ConfigurationMismatch, check_arrangement, check_configuration
-from .system import Action, Configuration, as_heads
+from .canonical import bottom_up_run
+from .configuration import Action, Configuration, as_heads
+from .errors import ConfigurationMismatch
+from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
 
 __all__ = ["TabularLoss", "AttardiDegree2Oracle", "FIRST_ACTIONS", "ANY_FIRST"]

@@ -79,7 +79,7 @@ def final_heads(system, actions, n) -> list[int]:
 @pytest.mark.parametrize("spec", SYSTEMS, ids=spec_id)
 def test_every_step_has_the_exact_costs_of_every_legal_action(spec, oracle):
     system = get_system(spec[0], **spec[1])
-    exact_for = system.exact_dynamic_oracle if oracle == "dynamic" else "any"
+    exact_for = system.oracle_spec.exact_on if oracle == "dynamic" else "any"
     rng = random.Random(5)
     for trial in range(12):
         n = rng.randint(1, 5 if spec[0] == "swap" else 7)
@@ -405,7 +405,7 @@ def test_a_user_system_is_served_by_exact_search():
 def test_a_walk_that_finds_no_legal_action_says_so():
     """A (user) system stuck in a non-final configuration: a clear error, not an endless or silent walk."""
     from treetool.oracles.annotate import walk
-    from treetool.oracles.system import IncompleteDerivation
+    from treetool.oracles.errors import IncompleteDerivation
 
     class NoAnswers:
         def costs(self, config):

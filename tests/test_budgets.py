@@ -126,7 +126,7 @@ def test_tables_too_large_are_refused_and_counted(inputs):
 def test_nederhof_table5_on_a_deep_stack():
     """The linear algorithm on a stack of 3,000 words (Table 5's items chain down the stack)."""
     from treetool.oracles.nederhof import NederhofOracle
-    from treetool.oracles.system import Configuration
+    from treetool.oracles.configuration import Configuration
 
     n = 4000
     heads = chain(n)
@@ -140,23 +140,25 @@ def test_nederhof_table5_on_a_deep_stack():
 
 def test_exhaustive_search_deeper_than_the_recursion_limit():
     """Depth-first, the search's first path is a whole computation (2n steps): stopped by states, not the stack."""
-    from treetool.oracles.search import Budget, BudgetExceeded, ExactOracle
+    from treetool.budget import Budget, SentenceTimeout
+    from treetool.oracles.search import ExactOracle
     from treetool.oracles.system import make_system
 
     system = make_system("arc-standard")
     oracle = ExactOracle(system, chain(1500), budget=Budget(max_states=4000))
-    with pytest.raises(BudgetExceeded, match="more than 4000 configurations"):
+    with pytest.raises(SentenceTimeout, match="more than 4000 configurations"):
         oracle.costs(system.initial(1500))
 
 
 def test_constituency_search_deeper_than_the_recursion_limit():
     """min_loss depth-first from the start of 2,000 words (its first path thousands of steps deep): stopped by states."""
     from treetool.oracles.constituency import from_nltk, get_constituency_system
-    from treetool.oracles.constituency.search import SearchLimit, min_loss
+    from treetool.budget import Budget, SentenceTimeout
+    from treetool.oracles.constituency.search import min_loss
 
     system = get_constituency_system("top-down")
-    with pytest.raises(SearchLimit):
-        min_loss(system, system.initial(2000), from_nltk(spine(2000)), max_states=5000)
+    with pytest.raises(SentenceTimeout, match="more than 5000 configurations"):
+        min_loss(system, system.initial(2000), from_nltk(spine(2000)), budget=Budget(max_states=5000))
 
 
 def spine(words: int):

@@ -82,8 +82,8 @@ def exploring_configurations(system, gold, paths=((0, 0.1), (1, 0.3))):
         rng = random.Random(f"{gold}:{seed}")
         config = system.initial(gold.end)
         while not system.is_final(config):
-            base = min_loss(system, config, gold, labels, None, memo)
-            moves = {action: (nxt, min_loss(system, nxt, gold, labels, None, memo) - base)
+            base = min_loss(system, config, gold, labels, memo)
+            moves = {action: (nxt, min_loss(system, nxt, gold, labels, memo) - base)
                      for action, nxt in successors(system, config, labels)}
             out.append((config, base, {action: cost for action, (_, cost) in moves.items()}))
             good = [nxt for nxt, cost in moves.values() if cost == 0]

@@ -16,10 +16,11 @@ import pytest
 from nltk import Tree
 
 from treetool.oracles.constituency import (
-    Configuration, IllegalAction, InOrder, Node, TopDown, from_nltk, get_constituency_system, postorder,
+    Configuration, InOrder, Node, TopDown, from_nltk, get_constituency_system, postorder,
 )
 from treetool.oracles.constituency.search import derivable, exact_costs, hamming, min_loss, reachable_trees, successors
 from treetool.oracles.constituency.tree import GoldTreeError
+from treetool.oracles.errors import IllegalAction
 from treetool.formats.ptb import read_ptb_file
 
 from conftest import shared_path
@@ -251,7 +252,7 @@ def test_min_loss_reductions_equal_unreduced_search(system, trees) -> None:
         random.Random(text).shuffle(configs)
         memo: dict = {}
         for config in configs:
-            assert min_loss(system, config, tree, labels, None, memo) == losses[config], (text, config)
+            assert min_loss(system, config, tree, labels, memo) == losses[config], (text, config)
 
 
 def test_named_systems() -> None:

@@ -28,7 +28,7 @@ from treetool.oracles import Configuration, get_system
 from treetool.oracles.annotate import Explore, annotate_sentence
 from treetool.oracles.dynamic import exploring_walk
 from treetool.oracles.search import ExactOracle
-from treetool.oracles.system import with_label
+from treetool.oracles.configuration import with_label
 from treetool.oracles.tabular_loss import ANY_FIRST, AttardiDegree2Oracle, TabularLoss
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank
@@ -53,11 +53,13 @@ def differing(trees, rng, error_rate=0.3):
 
 def test_dynamic_oracle_of_degree_2_is_the_tabular_one_and_others_the_search():
     assert isinstance(SYSTEM.dynamic_oracle([-1, 0]), AttardiDegree2Oracle)
-    assert SYSTEM.exact_dynamic_oracle == "any"
+    assert SYSTEM.oracle_spec.exact_on == "any" and SYSTEM.oracle_spec.published is not None
+    with pytest.raises(TypeError):  # the tabular oracle takes no option (its spec lists none)
+        SYSTEM.dynamic_oracle([-1, 0], max_length=10)
     for degree in (1, 3):
         system = get_system("attardi", degree=degree)
         assert isinstance(system.dynamic_oracle([-1, 0]), ExactOracle)
-        assert system.exact_dynamic_oracle == "any"
+        assert system.oracle_spec.exact_on == "any" and system.oracle_spec.published is None
 
 
 def test_every_tree_of_up_to_5_words_and_a_sample_of_6():

@@ -8,6 +8,7 @@ additionally checked here against that brute force directly.
 from __future__ import annotations
 
 import itertools
+from functools import reduce
 import random
 
 import pytest
@@ -24,7 +25,7 @@ from oracle_trees import (
 )
 from treetool.oracles import ExactOracle, OracleUnavailable, get_system
 from treetool.oracles.dynamic import disagreement, exploring_walk
-from treetool.oracles.system import with_label
+from treetool.oracles.configuration import with_label
 from test_oracles_search import bf_finals, bf_wrong, random_walk
 from treetool.treebank import read_treebank
 
@@ -52,10 +53,10 @@ def test_labelled_keys_carry_the_gold_label_of_the_attached_word():
     system = get_system("nm-arc-eager", variant="LD")
     labels = ["", "root", "obj"]
     oracle = system.dynamic_oracle([-1, 0, 1], labels)
-    config = system.run(["SH", "SH"], 2, labeled=True)  # stack [1, 2], buffer [0]: 2 is headless
+    config = reduce(system.apply, ["SH", "SH"], system.initial(2, labeled=True))  # stack [1, 2], buffer [0]: 2 headless
     assert oracle.costs(config) == {"LA(obj)": 1, "RE(obj)": 0}  # RE adds 1 -> 2 (gold); LA makes 2 a root
     assert oracle.optimal(config) == ["RE(obj)"]
-    config = system.run(["SH", "RA(obj)", "RE"], 2, labeled=True)  # stack [1], buffer [0]
+    config = system.run(["SH", "RA(obj)", "RE"], 2)  # labelled (RA carries a label); stack [1], buffer [0]
     assert oracle.costs(config) == {"LA(root)": 0}
 
 
@@ -70,7 +71,7 @@ def test_exact_oracle_is_the_default_and_refuses_long_sentences():
     tree, labels = (-1, 2, 0), word_labels(2)
     config = system.initial(2, labeled=True)
     assert system.costs(config, tree, labels) == {"SH": 0}
-    after_two_shifts = system.run(["SH", "SH"], 2, labeled=True)
+    after_two_shifts = reduce(system.apply, ["SH", "SH"], system.initial(2, labeled=True))
     assert system.optimal(after_two_shifts, tree, labels) == [f"LA({labels[1]})", "SW"]  # SW, SH, RA: 2 -> 1 too
 
 

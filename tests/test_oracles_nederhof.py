@@ -176,7 +176,7 @@ def test_auto_and_refusals():
             NederhofOracle(tree, algorithm=algorithm)
     with pytest.raises(ValueError, match="strategy"):
         NederhofOracle(tree, strategy="greedy")
-    assert SYSTEM.exact_dynamic_oracle == "any"
+    assert SYSTEM.oracle_spec.exact_on == "any"
     assert isinstance(SYSTEM.dynamic_oracle(tree), NederhofOracle)
 
 

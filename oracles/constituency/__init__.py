@@ -1,4 +1,4 @@
-"""Constituency transition systems (papers/001 §2): top-down and in-order.
+"""Constituency transition systems (Fernández-González & Gómez-Rodríguez 2018, §2): top-down and in-order.
 
 >>> from nltk import Tree
 >>> from treetool.oracles.constituency import get_constituency_system, from_nltk
@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import instantiate
+from ..errors import SystemSpecError
 from .in_order import KPARSER_MAX_UNARY, InOrder
-from .system import (
-    LABELLED_KINDS, Built, Configuration, ConstituencySystem, IllegalAction, IncompleteDerivation, Item, Open, Word,
-    parse_action,
-)
+from .system import LABELLED_KINDS, Built, Configuration, ConstituencySystem, Item, Open, Word, parse_action
 from .top_down import RNNG_MAX_OPEN_NTS, TopDown
 from .tree import GoldTreeError, Node, Span, from_nltk, postorder, preorder
 
@@ -31,15 +30,17 @@ CONSTITUENCY_SYSTEMS: dict[str, type[ConstituencySystem]] = {"top-down": TopDown
 
 
 def get_constituency_system(name: str, **options: Any) -> ConstituencySystem:
-    """A constituency system by name (options: ``max_open_nts`` for top-down, ``max_unary`` for in-order)."""
+    """A constituency system by name (options: ``max_open_nts`` for top-down, ``max_unary`` for in-order).
+
+    An unknown name or option is a :class:`~treetool.oracles.errors.SystemSpecError`.
+    """
     if name not in CONSTITUENCY_SYSTEMS:
-        raise ValueError(f"unknown constituency system {name!r} (choose from {', '.join(CONSTITUENCY_SYSTEMS)})")
-    return CONSTITUENCY_SYSTEMS[name](**options)
+        raise SystemSpecError(f"unknown constituency system {name!r} (choose from {', '.join(CONSTITUENCY_SYSTEMS)})")
+    return instantiate(CONSTITUENCY_SYSTEMS[name], name, options)
 
 
 __all__ = [
     "CONSTITUENCY_SYSTEMS", "get_constituency_system", "TopDown", "InOrder", "RNNG_MAX_OPEN_NTS",
-    "KPARSER_MAX_UNARY", "ConstituencySystem", "Configuration", "Word", "Open", "Built", "Item", "IllegalAction",
-    "IncompleteDerivation", "parse_action", "LABELLED_KINDS", "Node", "Span", "GoldTreeError", "from_nltk",
-    "postorder", "preorder",
+    "KPARSER_MAX_UNARY", "ConstituencySystem", "Configuration", "Word", "Open", "Built", "Item", "parse_action",
+    "LABELLED_KINDS", "Node", "Span", "GoldTreeError", "from_nltk", "postorder", "preorder",
 ]

@@ -1,7 +1,7 @@
 """``treetool annotate`` for the constituency systems: walk a gold tree with the dynamic oracle's costs at each step.
 
 The same policies as for dependencies (:mod:`treetool.oracles.annotate`): ``static``
-follows the static oracle (papers/001 Figures 3 and 5; the first optimal
+follows the static oracle (Fernández-González & Gómez-Rodríguez 2018, Figures 3 and 5; the first optimal
 action when the parser's limits forbid the gold tree), ``explore`` takes a
 random non-optimal action with probability ``error_rate`` (same random stream
 per sentence position), ``predicted`` follows the static sequence of another
@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from treetool.oracles.annotate import Explore, Predicted, Static
-from treetool.budget import UNLIMITED, Budget
+from treetool.budget import Budget
 
 from .dynamic import ConstituencyOracle
 from .system import Configuration, ConstituencySystem, Open, Word, parse_action
@@ -40,20 +40,20 @@ def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str],
                   max_states: int | None = None) -> Iterator[ConstituencyStep]:
     """The steps of one tree from the initial configuration to the final one (oracle set up before returning).
 
-    ``max_seconds`` bounds the whole walk (checked at each step: a walk is
-    super-linear, each step's record as long as the stack) and the oracle's
-    searches, ``max_states`` each exhaustive search; either raises
-    ``treetool.budget.SentenceTimeout``.
+    One budget bounds the sentence: ``max_seconds`` the whole walk (checked
+    at each step: a walk is super-linear, each step's record as long as the
+    stack) and the oracles' work, ``max_states`` the configurations their
+    exhaustive searches expand; either raises ``treetool.budget.SentenceTimeout``.
     """
-    budget = UNLIMITED if max_seconds is None else Budget(max_seconds)
-    oracle = ConstituencyOracle(system, gold, labels, loss, max_length, max_states=max_states, budget=budget)
+    budget = Budget(max_seconds, max_states)
+    oracle = ConstituencyOracle(system, gold, labels, loss, max_length, budget=budget)
     if isinstance(policy, Explore):
         choose = policy.chooser(SimpleNamespace(position=position))
     else:
         target = predicted if isinstance(policy, Predicted) else gold
         sequence = system.static_oracle(target)
         if sequence is None and target is not gold:
-            follow = ConstituencyOracle(system, target, labels, loss, max_length, max_states=max_states, budget=budget)
+            follow = ConstituencyOracle(system, target, labels, loss, max_length, budget=budget)
             choose = lambda config, costs, best: (follow.optimal(config) or _cheapest(follow.costs(config)))[0]
         elif sequence is None:
             choose = lambda config, costs, best: best[0]
@@ -64,7 +64,7 @@ def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str],
 
 
 def _walk(system: ConstituencySystem, oracle: ConstituencyOracle, n: int, choose: Any,
-          budget: Any = UNLIMITED) -> Iterator[ConstituencyStep]:
+          budget: Budget) -> Iterator[ConstituencyStep]:
     config = system.initial(n)
     step = 0
     parsed: dict[str, tuple[str, str | None]] = {}

@@ -1,10 +1,10 @@
-"""Dynamic oracles for the top-down and in-order constituency systems (papers/001 §3).
+"""Dynamic oracles for the top-down and in-order constituency systems (Fernández-González & Gómez-Rodríguez 2018).
 
 The loss of a configuration c is the smallest Hamming distance (missed gold
 constituents plus wrong built ones, as multisets of ``(label, start, end)``)
 between the gold tree and the constituents of any final configuration
 reachable from c; the cost of an action is the loss after it minus the loss
-before it (papers/001 §3.1). Two ways of computing it:
+before it (§3.1). Two ways of computing it:
 
 ``paper`` (:func:`paper_loss`)
     The paper's formula (§3.1, §3.2): individually unreachable gold
@@ -41,12 +41,14 @@ comparing with exhaustive search, see tests/test_constituency_dynamic.py):
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from treetool.budget import UNLIMITED
+from treetool.budget import Budget
 
+from ..errors import OracleUnavailable
 from .gold_index import GoldIndex
 from .paper_loss import PaperCosts, paper_loss
+from .search import min_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
 from .tree import Node
 
@@ -65,15 +67,14 @@ class ConstituencyOracle:
     costed in one pass by :class:`PaperCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
     ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
-    is not the true minimum). ``max_states`` bounds each exhaustive search
-    and ``budget`` (``treetool.budget.Budget``) all of them, raising
-    ``treetool.budget.SentenceTimeout``.
+    is not the true minimum). ``budget`` (``treetool.budget.Budget``) bounds
+    the sentence: its ``max_states`` the configurations all the exhaustive
+    searches expand, its ``max_seconds`` their time and the paper loss's
+    tables, raising ``treetool.budget.SentenceTimeout``.
     """
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
-                 max_length: int | None = 10, *, max_states: int | None = None, budget: Any = UNLIMITED) -> None:
-        from treetool.oracles.system import OracleUnavailable
-
+                 max_length: int | None = 10, *, budget: Budget | None = None) -> None:
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
@@ -84,10 +85,10 @@ class ConstituencyOracle:
 
             self._exact = ExactLoss(self.gold)
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
-        self.max_length, self.max_states, self.budget = max_length, max_states, budget
+        self.max_length, self.budget = max_length, Budget() if budget is None else budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
-        self._all_costs = PaperCosts(system, self.gold, self.labels, budget).costs if loss == "paper" else None
+        self._all_costs = PaperCosts(system, self.gold, self.labels, self.budget).costs if loss == "paper" else None
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
@@ -100,14 +101,10 @@ class ConstituencyOracle:
         return self._search(config)
 
     def _search(self, config: Configuration) -> int:
-        from treetool.oracles.system import OracleUnavailable
-
-        from .search import min_loss
-
         if self.max_length is not None and self.gold.n > self.max_length:
             raise OracleUnavailable(f"the parser's limits may bind here and exact search is limited to "
                                     f"{self.max_length} words; this sentence has {self.gold.n}")
-        return int(min_loss(self.system, config, self.gold_tree, self.labels, self.max_states, self._memo, self.budget))
+        return int(min_loss(self.system, config, self.gold_tree, self.labels, self._memo, self.budget))
 
     def costs(self, config: Configuration) -> dict[str, int]:
         """Every legal action's cost, ``NT(X)``/``PJ(X)`` once per label.

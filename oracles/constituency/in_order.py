@@ -1,7 +1,7 @@
-"""The in-order system of Liu & Zhang (2017), as in papers/001 §2 (Figures 4 and 5).
+"""The in-order system of Liu & Zhang (2017), as in Fernández-González & Gómez-Rodríguez (2018), §2 (Figs 4-5).
 
 Actions: ``SHIFT`` pushes the next word; ``PJ(X)`` (projection; written
-``NT(X)`` in papers/001) pushes an open non-terminal X above a completed item,
+``NT(X)`` in Fernández-González & Gómez-Rodríguez (2018)) pushes an open non-terminal X above a completed item,
 which becomes X's first child; ``REDUCE`` pops the items above the topmost
 open non-terminal, that non-terminal and the item below it (the first child),
 and pushes the completed constituent; ``TERM`` ends the computation.
@@ -45,6 +45,7 @@ class InOrder(ConstituencySystem):
     """In-order transition system (Liu & Zhang 2017) with Kparser's legality rules (module docstring)."""
 
     name = "in-order"
+    option_names = ("max_unary",)
     nonterminal_kind = "PJ"
 
     def __init__(self, max_unary: int = KPARSER_MAX_UNARY) -> None:
@@ -98,7 +99,8 @@ class InOrder(ConstituencySystem):
                              config.finished)
 
     def static_oracle(self, gold: Node) -> list[str] | None:
-        """Figure 5 of papers/001: first child, ``PJ(X)``, the other children, ``REDUCE``; ``TERM`` at the end.
+        """Figure 5 of Fernández-González & Gómez-Rodríguez (2018): first child, ``PJ(X)``, the other children,
+        ``REDUCE``; ``TERM`` at the end.
 
         ``None`` when Kparser's rules forbid the sequence (unary chains, see
         the module docstring); checked by :meth:`kparser_allows`.

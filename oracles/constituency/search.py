@@ -5,7 +5,7 @@ Written once against :class:`~treetool.oracles.constituency.system.ConstituencyS
 system-specific code. Labels: ``NT(X)``/``PJ(X)`` are tried for every X of the
 label set given (e.g. the gold labels plus one wrong label).
 
-Definitions (papers/001 §3.1): the loss of a final configuration is the
+Definitions (Fernández-González & Gómez-Rodríguez 2018, §3.1): the loss of a final configuration is the
 Hamming distance between its built constituents and the gold ones, as
 multisets of ``(label, start, end)``: missed gold constituents plus wrong
 built ones. The loss of any configuration is the smallest loss of a final
@@ -14,7 +14,7 @@ minus the loss before it.
 
 Both systems are acyclic (every action but ``NT``/``PJ`` consumes a word or an
 open non-terminal, and their limits bound the rest), so plain memoised
-depth-first search terminates; ``max_states`` bounds the work. The memo of
+depth-first search terminates; a ``treetool.budget.Budget`` bounds the work. The memo of
 :func:`min_loss` is keyed on what the future reads (:class:`_Futures`
 argues each reduction; tests check them against an unreduced search): a
 5-word in-order tree from the initial configuration takes 736 keys and
@@ -25,12 +25,10 @@ and 0.2 s (before: stopped after 5 min CPU and 3 GB).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Generator, Iterable, Iterator
+from typing import Generator, Iterable, Iterator
 
-from treetool.budget import UNLIMITED
+from treetool.budget import Budget
 from treetool.recursion import run_nested
-
-from ..search import BudgetExceeded
 
 from .in_order import InOrder
 from .system import Built, Configuration, ConstituencySystem, Open, span_of
@@ -38,12 +36,8 @@ from .top_down import TopDown
 from .tree import Node, Span, postorder, preorder
 
 __all__ = [
-    "SearchLimit", "successors", "reachable_trees", "derivable", "hamming", "min_loss", "exact_costs", "gold_labels",
+    "successors", "reachable_trees", "derivable", "hamming", "min_loss", "exact_costs", "gold_labels",
 ]
-
-
-class SearchLimit(BudgetExceeded):
-    """The search expanded more configurations than allowed (a budget's exception: commands skip and count it)."""
 
 
 def gold_labels(gold: Node) -> list[str]:
@@ -59,57 +53,48 @@ def successors(
         yield action, system.apply(config, action)
 
 
-class _Counter:
-    """Counts the configurations a search expands; ``budget`` (``treetool.budget.Budget``) is checked at each."""
-
-    def __init__(self, max_states: int | None, budget: Any = UNLIMITED) -> None:
-        self.max_states, self.states, self.budget = max_states, 0, budget
-
-    def tick(self) -> None:
-        self.budget.check()
-        self.states += 1
-        if self.max_states is not None and self.states > self.max_states:
-            raise SearchLimit(f"search expanded more than {self.max_states} configurations")
-
-
 def reachable_trees(
-    system: ConstituencySystem, n: int, labels: Iterable[str], max_states: int | None = 1_000_000
+    system: ConstituencySystem, n: int, labels: Iterable[str], budget: Budget | None = None
 ) -> set[tuple[Span, ...]]:
-    """The ``built`` sequences (post-order spans, i.e. trees) of every final configuration for ``n`` words."""
+    """The ``built`` sequences (post-order spans, i.e. trees) of every final configuration for ``n`` words.
+
+    ``budget`` (``treetool.budget.Budget``) counts each configuration expanded.
+    """
     labels = list(labels)
     seen: set[Configuration] = set()
     trees: set[tuple[Span, ...]] = set()
-    counter = _Counter(max_states)
+    budget = Budget() if budget is None else budget
     todo = [system.initial(n)]
     while todo:
         config = todo.pop()
         if config in seen:
             continue
         seen.add(config)
-        counter.tick()
+        budget.count_state()
         if system.is_final(config):
             trees.add(config.built)
         todo.extend(nxt for _, nxt in successors(system, config, labels))
     return trees
 
 
-def derivable(system: ConstituencySystem, gold: Node, max_states: int | None = 1_000_000) -> bool:
+def derivable(system: ConstituencySystem, gold: Node, budget: Budget | None = None) -> bool:
     """True when some computation ends with exactly ``gold`` built.
 
     Searches every computation whose built constituents stay a prefix of
-    the gold post-order (any computation of ``gold`` builds it in that order).
+    the gold post-order (any computation of ``gold`` builds it in that order);
+    ``budget`` counts each configuration expanded.
     """
     target = tuple(postorder(gold))
     labels = gold_labels(gold)
     seen: set[Configuration] = set()
-    counter = _Counter(max_states)
+    budget = Budget() if budget is None else budget
     todo = [system.initial(gold.end)]
     while todo:
         config = todo.pop()
         if config in seen or config.built != target[: len(config.built)]:
             continue
         seen.add(config)
-        counter.tick()
+        budget.count_state()
         if system.is_final(config) and config.built == target:
             return True
         todo.extend(nxt for _, nxt in successors(system, config, labels))
@@ -222,9 +207,8 @@ def min_loss(
     config: Configuration,
     gold: Node,
     labels: Iterable[str] | None = None,
-    max_states: int | None = 1_000_000,
     memo: dict | None = None,
-    budget: Any = UNLIMITED,
+    budget: Budget | None = None,
 ) -> float:
     """The smallest Hamming loss of a final configuration reachable from ``config`` (inf if none).
 
@@ -234,8 +218,8 @@ def min_loss(
     future charges, memoised on :class:`_Futures` keys (whose docstring
     argues each reduction); successors with the same key and charge (e.g.
     every label that is wrong at the new non-terminal's start) are expanded
-    once. ``max_states`` bounds the keys expanded by one call, ``budget``
-    its time (both raise :class:`SearchLimit` / ``SentenceTimeout``). The
+    once. ``budget`` (``treetool.budget.Budget``) counts each key expanded
+    and bounds the time (``SentenceTimeout`` when either runs out). The
     depth-first search keeps its path on an explicit stack of generators
     (:func:`_future`), not Python's, as deep as the computation is long.
     """
@@ -244,7 +228,7 @@ def min_loss(
     futures = memo.get(_Futures)  # the memo also keeps the tree's key maker, under the class itself
     if futures is None:
         futures = memo[_Futures] = _Futures(system, gold)
-    search = _Search(system, labels, futures, memo, _Counter(max_states, budget))
+    search = _Search(system, labels, futures, memo, Budget() if budget is None else budget)
     made, wanted = Counter(config.built), futures.wanted
     matched = sum((made & wanted).values())
     return sum((made - wanted).values()) + (sum(wanted.values()) - matched) + search.future(config, futures.key(config))
@@ -254,8 +238,8 @@ class _Search:
     """The memoised future charges of :func:`min_loss`, evaluated without recursion."""
 
     def __init__(self, system: ConstituencySystem, labels: list[str], futures: _Futures, memo: dict,
-                 counter: _Counter) -> None:
-        self.system, self.labels, self.futures, self.memo, self.counter = system, labels, futures, memo, counter
+                 budget: Budget) -> None:
+        self.system, self.labels, self.futures, self.memo, self.budget = system, labels, futures, memo, budget
 
     def future(self, config: Configuration, key: object) -> float:
         """Smallest sum of the charges of the constituents built from ``config`` to a final configuration."""
@@ -266,7 +250,7 @@ class _Search:
 
     def _expand(self, current: Configuration, key: object) -> Generator[tuple[Configuration, object], float, float]:
         """:meth:`future` of one configuration not in the memo; yields each successor not in the memo either."""
-        self.counter.tick()
+        self.budget.count_state()
         system, futures, memo = self.system, self.futures, self.memo
         best: float = 0 if system.is_final(current) else float("inf")
         tried = set()
@@ -289,13 +273,13 @@ def exact_costs(
     config: Configuration,
     gold: Node,
     labels: Iterable[str] | None = None,
-    max_states: int | None = 1_000_000,
+    budget: Budget | None = None,
 ) -> dict[str, float]:
-    """``{action: min_loss(apply(config, action)) - min_loss(config)}`` for every legal action."""
+    """``{action: min_loss(apply(config, action)) - min_loss(config)}`` for every legal action (one memo and budget)."""
     labels = gold_labels(gold) if labels is None else list(labels)
     memo: dict = {}
-    here = min_loss(system, config, gold, labels, max_states, memo)
+    here = min_loss(system, config, gold, labels, memo, budget)
     return {
-        action: min_loss(system, nxt, gold, labels, max_states, memo) - here
+        action: min_loss(system, nxt, gold, labels, memo, budget) - here
         for action, nxt in successors(system, config, labels)
     }

@@ -1,4 +1,8 @@
-"""The interface shared by the constituency transition systems (papers/001 §2).
+"""The interface of the constituency transition systems (Fernández-González & Gómez-Rodríguez 2018, §2).
+
+:class:`ConstituencySystem` is the constituency family of
+``treetool.oracles.base.BaseSystem`` (which gives it ``run``, ``replay`` and
+the errors it raises).
 
 A configuration is the paper's ``<Σ, i, f, γ, α>`` without α (the open
 non-terminals on the stack are α's live part; the others are in γ):
@@ -24,14 +28,15 @@ A gold tree is a :class:`~treetool.oracles.constituency.tree.Node` (``from_nltk`
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Iterable, NamedTuple, Union
 
+from ..base import BaseSystem
+from ..errors import IllegalAction
 from .tree import Node, Span
 
 __all__ = [
-    "Word", "Open", "Built", "Item", "Configuration", "ConstituencySystem",
-    "IllegalAction", "IncompleteDerivation", "parse_action", "LABELLED_KINDS",
+    "Word", "Open", "Built", "Item", "Configuration", "ConstituencySystem", "parse_action", "LABELLED_KINDS",
 ]
 
 
@@ -75,22 +80,6 @@ LABELLED_KINDS = frozenset({"NT", "PJ"})
 _SPELLING = re.compile(r"(SHIFT|REDUCE|TERM)|(NT|PJ)\((.+)\)")
 
 
-class IllegalAction(ValueError):
-    """An action that is misspelled or not legal where it is applied (``step`` set by ``run``)."""
-
-    def __init__(self, action: str, reason: str, step: int | None = None) -> None:
-        super().__init__(action, reason, step)
-        self.action, self.reason, self.step = action, reason, step
-
-    def __str__(self) -> str:
-        where = f"step {self.step}: " if self.step is not None else ""
-        return f"{where}illegal action {self.action!r}: {self.reason}"
-
-
-class IncompleteDerivation(ValueError):
-    """A replayed sequence that ends before a final configuration."""
-
-
 def parse_action(action: str) -> tuple[str, str | None]:
     """``"NT(NP)" -> ("NT", "NP")``, ``"SHIFT" -> ("SHIFT", None)``; anything else is :class:`IllegalAction`."""
     match = _SPELLING.fullmatch(action) if isinstance(action, str) else None
@@ -129,10 +118,9 @@ def span_of(item: Item) -> tuple[int, int]:
     raise TypeError("an open non-terminal has no span yet")
 
 
-class ConstituencySystem(ABC):
+class ConstituencySystem(BaseSystem[Configuration]):
     """Base class of the constituency systems: ``initial``, ``legal``, ``apply``, ``is_final``, static oracle."""
 
-    name: str = "custom"
     #: The kind of the labelled action: ``"NT"`` (top-down) or ``"PJ"`` (in-order).
     nonterminal_kind: str = "NT"
 
@@ -145,10 +133,6 @@ class ConstituencySystem(ABC):
     @abstractmethod
     def legal(self, config: Configuration) -> list[str]:
         """The legal action kinds in a fixed order (``NT``/``PJ`` stand for any label)."""
-
-    @abstractmethod
-    def is_final(self, config: Configuration) -> bool:
-        """True when a computation ends in ``config``."""
 
     @abstractmethod
     def static_oracle(self, gold: Node) -> list[str] | None:
@@ -187,23 +171,6 @@ class ConstituencySystem(ABC):
     @abstractmethod
     def _reduce(self, config: Configuration) -> Configuration:
         """Pop the children and their open non-terminal, push the built constituent."""
-
-    def run(self, actions: Iterable[str], n: int) -> Configuration:
-        """Apply ``actions`` from ``initial(n)``; an illegal one raises :class:`IllegalAction` naming its 1-based step."""
-        config = self.initial(n)
-        for step, action in enumerate(actions, 1):
-            try:
-                config = self.apply(config, action)
-            except IllegalAction as err:
-                raise IllegalAction(err.action, err.reason, step) from None
-        return config
-
-    def replay(self, actions: Iterable[str], n: int) -> Configuration:
-        """Like :meth:`run`, but the sequence must end in a final configuration."""
-        config = self.run(actions, n)
-        if not self.is_final(config):
-            raise IncompleteDerivation(f"the actions end in a configuration that is not final: {config}")
-        return config
 
     def can_derive(self, gold: Node) -> bool:
         """True when some computation builds exactly ``gold`` (the static sequence is the only candidate)."""

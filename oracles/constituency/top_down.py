@@ -1,4 +1,4 @@
-"""The top-down system of Dyer et al. (2016), as in papers/001 §2 (Figures 2 and 3).
+"""The top-down system of Dyer et al. (2016), as in Fernández-González & Gómez-Rodríguez (2018), §2 (Figs 2-3).
 
 Actions: ``NT(X)`` pushes an open non-terminal X; ``SHIFT`` pushes the next
 word; ``REDUCE`` pops the items above the topmost open non-terminal (its
@@ -34,6 +34,7 @@ class TopDown(ConstituencySystem):
 
     name = "top-down"
     nonterminal_kind = "NT"
+    option_names = ("max_open_nts",)
 
     def __init__(self, max_open_nts: int = RNNG_MAX_OPEN_NTS) -> None:
         if max_open_nts < 0:
@@ -66,7 +67,8 @@ class TopDown(ConstituencySystem):
                              config.finished)
 
     def static_oracle(self, gold: Node) -> list[str] | None:
-        """Figure 3 of papers/001: ``NT(X)`` before a constituent's children, ``REDUCE`` after them.
+        """Figure 3 of Fernández-González & Gómez-Rodríguez (2018): ``NT(X)`` before a constituent's children,
+        ``REDUCE`` after them.
 
         ``None`` when a non-terminal would be opened with more than
         ``max_open_nts`` already open (nesting deeper than RNNG allows).
