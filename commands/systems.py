@@ -16,7 +16,8 @@ from treetool.oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
 from treetool.oracles.layout import ROOT_POSITIONS
 from treetool.oracles.swap import SWAP_ORDERS
 from treetool.oracles.errors import SystemSpecError
-from treetool.oracles.system import SYSTEMS, TransitionSystem, make_system
+from treetool.oracles.registry import SYSTEMS, make_system
+from treetool.oracles.system import TransitionSystem
 
 from .common import InapplicableOption, choices, given_options, plain_value
 

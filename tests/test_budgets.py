@@ -142,7 +142,7 @@ def test_exhaustive_search_deeper_than_the_recursion_limit():
     """Depth-first, the search's first path is a whole computation (2n steps): stopped by states, not the stack."""
     from treetool.budget import Budget, SentenceTimeout
     from treetool.oracles.search import ExactOracle
-    from treetool.oracles.system import make_system
+    from treetool.oracles.registry import make_system
 
     system = make_system("arc-standard")
     oracle = ExactOracle(system, chain(1500), budget=Budget(max_states=4000))

@@ -18,12 +18,10 @@ Imports named by strings:
 - A package's PEP 562 lazy table (a module-level dict ``_HOME`` of name -> submodule in its ``__init__``,
   as in ``treetool.oracles``) is what its ``__getattr__`` imports on first use: one edge from the package to each
   submodule, exactly the edges of the eager ``from .submodule import name`` it stands for.
-- A registry of ``"package.module:ClassName"`` strings (``treetool.oracles.system.SYSTEMS``) is checked for its
-  direction (a core module naming a command module there fails) but left out of the cycle search.  Its entries
-  are resolved by the loader that also loads a user's own ``package.module:ClassName``: a registry lists the
-  modules that implement the interface declared beside it, and they import that interface, so every registry
-  would otherwise be a cycle with each of its entries.  Any string constant ``module:attribute`` naming a module
-  of the packages counts as such an entry.
+- A registry of ``"package.module:ClassName"`` strings (``treetool.oracles.registry.SYSTEMS``) imports each module
+  it names when a system is asked for by name: an edge like any other, in the layer check and the cycle search
+  alike (any string constant ``module:attribute`` naming a module of the packages counts).  So the registry lives
+  above the systems it names, not beside the interface they import.
 
 The single allowed upward import is the entry point ``treetool/__main__.py``, which imports the command line app:
 ``python -m treetool`` looks for ``__main__`` in the package it names, and the one top-level package is the core.
@@ -164,12 +162,11 @@ def upward_imports(edges: list[Edge], layers: tuple[str, ...], allowed: frozense
 
 
 def cycles(edges: list[Edge]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan 1972), each sorted; registry names left out."""
+    """The strongly connected components of more than one module (Tarjan 1972), each sorted."""
     graph: dict[str, set[str]] = {}
     for e in edges:
-        if not e.named:
-            graph.setdefault(e.source, set()).add(e.target)
-            graph.setdefault(e.target, set())
+        graph.setdefault(e.source, set()).add(e.target)
+        graph.setdefault(e.target, set())
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -200,8 +197,7 @@ def cycles(edges: list[Edge]) -> list[list[str]]:
 def describe_cycle(component: list[str], edges: list[Edge]) -> str:
     """The component with the import lines that tie it (``a:12 -> b``, ...)."""
     inside = set(component)
-    ties = sorted((e.source, e.line, e.target) for e in edges
-                  if not e.named and e.source in inside and e.target in inside)
+    ties = sorted((e.source, e.line, e.target) for e in edges if e.source in inside and e.target in inside)
     return f"{' <-> '.join(component)}: {'; '.join(f'{s}:{n} -> {t}' for s, n, t in ties)}"
 
 
@@ -287,3 +283,12 @@ def test_checker_reads_string_imports_and_tells_a_package_cycle_from_a_package_i
     assert sorted(cycles(edges)) == [["low", "low.d"], ["low.high.cli", "low.high.impl"]]  # not low, low.a, low.b
     assert upward_imports(edges, ("low", "low.high"), frozenset()) == [
         "low.b:1 imports low.high.cli (low -> low.high)"]
+
+
+def test_checker_counts_a_registry_naming_a_module_that_imports_it_as_a_cycle(tmp_path):
+    """The registry of names -> ``module:Class`` strings imports each module it names (module docstring)."""
+    edges = _fake(tmp_path, {
+        "low/interface.py": "SYSTEMS = {'mine': 'low.mine:Mine'}\n",
+        "low/mine.py": "from .interface import SYSTEMS\n",
+    })
+    assert cycles(edges) == [["low.interface", "low.mine"]]
