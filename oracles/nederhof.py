@@ -51,12 +51,15 @@ trees of up to 9.
 
 from __future__ import annotations
 
-from typing import Any, Generator, Hashable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Generator, Hashable, NamedTuple, Sequence
 
-from treetool.budget import UNLIMITED, refuse_large_table
+from treetool.budget import UNLIMITED
 from treetool.recursion import run_nested
 
 from .system import Action, Configuration, OracleUnavailable, as_heads
+
+if TYPE_CHECKING:
+    from .nederhof_cubic import BufferChart
 
 __all__ = [
     "ALGORITHMS",
@@ -71,9 +74,6 @@ STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
 PROJECTIVE_ONLY = ("quadratic", "linear")
 
 _NO = -1  # an impossible item (scores are >= 0 otherwise)
-#: Memory of one (i, j) cell of :func:`tabular_score`'s tables, measured: five references to the cell (weight,
-#: right, left, arc_right, arc_left), half a tuple of two ints and half of two lists of four ints per cell.
-_CUBIC_BYTES_PER_CELL = 200
 _NONE: frozenset[int] = frozenset()
 
 
@@ -156,107 +156,25 @@ def tabular_score(
     Nederhof (2019) §3 Table 2 (weighted split-head tabular parsing, as Eisner
     & Satta 1999) for the grammar of Table 4 over ``p^top s^(N+1-top)``: the
     stack words below the top are ``p`` nodes, the top and the buffer ``s``.
-    Reconstruction of the grammar's meaning in the state encoding used here
-    (Table 4 is garbled; checked against exhaustive search): a ``p`` node with
-    no child is a leaf ``P``; a ``p`` node that takes a right child whose
-    subtree reaches an ``s`` node becomes ``S`` (it will be on top of the stack
-    again) and may then also take left children; a ``p`` node never takes a
-    ``P`` right child, and one with left children but no right child is
-    impossible (no rule ``A -> (S,P)``). ``s`` nodes are always ``S``; every
-    right child must be ``S``. An item's state is "has children on this side"
-    (always 1 for ``s`` nodes). Arc weights: 1 for a gold arc, 0 otherwise,
-    impossible (-inf) for an arc into the root and for the arcs the strategy
-    forbids: a left child of a word in ``no_left``, a right child of one in
-    ``no_right``. O(N^3) for N = ``len(words) - 1``; ``budget.check()`` once
-    per span length.
+    Reconstruction of the grammar's meaning (Table 4 is garbled; checked
+    against exhaustive search): a ``p`` node with no child is a leaf ``P``; a
+    ``p`` node that takes a right child whose subtree reaches an ``s`` node
+    becomes ``S`` (it will be on top of the stack again) and may then also
+    take left children; a ``p`` node never takes a ``P`` right child, and one
+    with left children but no right child is impossible (no rule
+    ``A -> (S,P)``). ``s`` nodes are always ``S``; every right child must be
+    ``S``. Arc weights: 1 for a gold arc, 0 otherwise, impossible for an arc
+    into the root and for the arcs the strategy forbids: a left child of a
+    word in ``no_left``, a right child of one in ``no_right`` (stack words
+    only: the strategies restrict nothing else). O(N^3) for N =
+    ``len(words) - 1``, computed as :mod:`treetool.oracles.nederhof_cubic`
+    arranges it; ``budget.check()`` between blocks of work.
     """
-    n = len(words) - 1
-    if n <= 0:
-        return 0
-    refuse_large_table((n + 1) ** 2, _CUBIC_BYTES_PER_CELL, f"the cubic algorithm's tables for {n + 1} words")
-    weight = _weights(words, gold, no_left, no_right, budget)
-    is_p = [x < top for x in range(n + 1)]
-    # complete items, one value per state of the head's side (0: no child there, 1: some; s nodes: always 1)
-    right = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # right[h][j]: h and its right children over h..j
-    left = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # left[h][i]: h and its left children over i..h
-    # incomplete items (the arc just made), indexed 2 * state(left end) + state(right end) before the arc
-    arc_right = [[None] * (n + 1) for _ in range(n + 1)]  # arc_right[h][d]: h -> d, h < d
-    arc_left = [[None] * (n + 1) for _ in range(n + 1)]  # arc_left[d][h]: d <- h, d < h
-    for x in range(n + 1):
-        right[x][x] = left[x][x] = (0, _NO) if is_p[x] else (_NO, 0)
-    for length in range(1, n + 1):
-        budget.check()
-        for i in range(n + 1 - length):
-            j = i + length
-            joined = _joined(right[i], left[j], i, j)
-            arc_right[i][j] = _with_arc(joined, weight[i][j])
-            arc_left[i][j] = _with_arc(joined, weight[j][i])
-            best = _NO
-            for d in range(i + 1, j + 1):  # i's outermost right child d, with its own right children up to j
-                b = right[d][j][1]  # a right child is S: an s node, or a p node with a right child
-                if b >= 0:
-                    a = max(arc_right[i][d])
-                    if a >= 0 and a + b > best:
-                        best = a + b
-            right[i][j] = (_NO, best)
-            best = _NO
-            for d in range(i, j):  # j's outermost left child d, with its own left children from i
-                outer, inner = left[d][i], arc_left[d][j]
-                for state_d in (0, 1):
-                    a = outer[state_d]
-                    if a < 0:
-                        continue
-                    for right_d in (0, 1):
-                        if is_p[d] and state_d and not right_d:
-                            continue  # a p node with left children and no right child (no rule A -> (S,P))
-                        b = max(inner[2 * right_d], inner[2 * right_d + 1])
-                        if b >= 0 and a + b > best:
-                            best = a + b
-            left[j][i] = (_NO, best)
-    return right[0][n][1]
+    from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
 
-
-def _joined(right_i: list, left_j: list, i: int, j: int) -> list[int]:
-    """max over the split m of right[i][m] + left[j][m+1], per (state of i's right side, state of j's left side)."""
-    best = [_NO] * 4
-    for m in range(i, j):
-        r, l = right_i[m], left_j[m + 1]
-        for si in (0, 1):
-            a = r[si]
-            if a < 0:
-                continue
-            for sj in (0, 1):
-                b = l[sj]
-                if b >= 0 and a + b > best[2 * si + sj]:
-                    best[2 * si + sj] = a + b
-    return best
-
-
-def _with_arc(joined: list[int], w: int) -> list[int]:
-    if w < 0:
-        return [_NO] * 4
-    return [v + w if v >= 0 else _NO for v in joined]
-
-
-def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int],
-             budget: Any = UNLIMITED) -> list[list[int]]:
-    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy.
-
-    Quadratic: the budget is checked once per row.
-    """
-    n = len(words)
-    out = []
-    for h, head in enumerate(words):
-        budget.check()
-        row = [1 if gold[d] == head else 0 for d in words]
-        row[0] = _NO if words[0] == 0 else row[0]
-        if head in no_left:
-            row[:h] = [_NO] * h
-        if head in no_right:
-            row[h + 1 :] = [_NO] * (n - h - 1)
-        row[h] = _NO
-        out.append(row)
-    return out
+    if (no_left | no_right) & set(words[top + 1 :]):
+        raise ValueError("no_left and no_right may hold stack words only")
+    return BufferChart(words[top + 1 :], gold, budget).score(words[: top + 1], 0, no_left, no_right, budget)
 
 
 # --------------------------------------------------------------------------
@@ -328,6 +246,7 @@ class NederhofOracle:
         self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
+        self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
@@ -364,15 +283,32 @@ class NederhofOracle:
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
                no_right: frozenset[int]) -> int:
         """σ of the configuration with stack ``stack`` and buffer ``buffer[offset:]``."""
-        top = len(stack) - 1
-        if not (self.projective and self.reduce_critical):
-            return tabular_score(stack + list(buffer[offset:]), top, self.gold, no_left, no_right, self.budget)
-        side = self._buffer_side(buffer[offset] if offset < len(buffer) else None)
+        first = buffer[offset] if offset < len(buffer) else None
+        if not (self.projective and self.reduce_critical):  # the chart of the sentence: its words 1..n
+            start = len(self.gold) - 1 if first is None else first - 1
+            return self._chart("sentence").score(stack, start, no_left, no_right, self.budget)
+        side = self._buffer_side(first)
         bonus = len(buffer) - offset - side.size
         if self.algorithm == "cubic":
-            return bonus + tabular_score(stack + side.b[1:], top, self.gold, no_left, no_right, self.budget)
+            return bonus + self._chart(first).score(stack, 0, no_left, no_right, self.budget)
         return bonus + _Table5(stack, side, self.gold, no_left, no_right, self.algorithm == "linear",
                                 self.budget).total()
+
+    def _chart(self, first: int | None | str) -> BufferChart:
+        """The cubic algorithm's chart of the sentence (``first="sentence"``) or of the critical words of ``first..n``.
+
+        The sentence's serves every configuration, whose buffer is always a
+        suffix of it; a projective tree's critical words change with the
+        buffer's first word, so there is one chart per first word, as
+        :meth:`_buffer_side` keeps one set of critical words.
+        """
+        from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
+
+        chart = self._charts.get(first)
+        if chart is None:
+            words = range(1, len(self.gold)) if first == "sentence" else self._buffer_side(first).b[1:]
+            chart = self._charts[first] = BufferChart(words, self.gold, self.budget)
+        return chart
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
         """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
