@@ -259,11 +259,12 @@ class NederhofOracle:
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
-        out: dict[Action, int] = {}
         buffer = config.buffer
-        for action, stack, offset, arc, no_left, no_right in self._successors(config):
-            out[action] = arc + self._score(stack, buffer, offset, no_left, no_right)
-        return out
+        successors = list(self._successors(config))
+        scored = {}
+        for action, stack, offset, arc, no_left, no_right in reversed(successors):  # RA, LA: see _table5
+            scored[action] = arc + self._score(stack, buffer, offset, no_left, no_right)
+        return {action: scored[action] for action, *_ in successors}
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         if self.labels is not None and config.labels is None:
@@ -320,7 +321,9 @@ class NederhofOracle:
         Successive configurations ask for the same buffer (after LA or RA, and
         SH's successor's buffer is the next configuration's), so their items
         are kept (:class:`_Table5`); bans differ per successor, so a table
-        with bans is used once.
+        with bans is used once. :meth:`scores` asks RA's successor before
+        LA's: after the last call the table holds a stack close to RA's,
+        and LA's then differs from it in its top word only.
         """
         linear = self.algorithm == "linear"
         if no_left or no_right:
@@ -446,8 +449,9 @@ class _Table5:
     into the root or when banned, ``ban_left``/``ban_right``); for §6,
     ``kappa[i]`` and ``first_below[i]`` (the lowest position linked to a_i by
     a gold arc, i if none) and ``component_first`` (component -> the lowest
-    position linked to it). Per stack asked (:meth:`total`): ``p_ge[i]``:
-    p[i], else p_ge[i+1] (p_ge[k] = p[k]), and ``top[i]``, its component.
+    position linked to it). ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] =
+    p[k]), and ``top[i]``, its component; they look up the stack, so a
+    push or pop resets them on the levels above the highest with a p.
 
     Reconstruction (Table 5 and §6 are garbled in the machine conversion;
     checked against the cubic algorithm on every configuration of every
@@ -488,12 +492,11 @@ class _Table5:
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
         self.component_first: dict[int, int] = {}
         self.linked: list[list[int]] = []  # per level: the components whose lowest link it is
-        self.memo: list[dict[int, int]] = []  # per level j: score(i, j, q), key (i * 3 + q) * span + code(p_ge[j])
-        self.memo_prime: list[dict[int, int]] = []  # per level i: score'(i, j), key j * span + code(p_ge[i])
-        # p_ge, its component and its key code (0 for None) per level; `defined`: the levels whose p is defined
-        self.p_ge: list[int | None] = []
-        self.top: list[int | None] = []
-        self.code: list[int] = []
+        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
+        self.memo: list[dict[int, int]] = []
+        # p_ge and its component per level, 0 for none (critical indices start at 1); the levels whose p is defined
+        self.p_ge: list[int] = []
+        self.top: list[int] = []
         self.defined: list[int] = []
         self.started = 0  # items started, for the budget
 
@@ -506,6 +509,8 @@ class _Table5:
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
+        if words == stack:
+            return
         keep = _common_prefix(words, stack)
         while len(words) > keep:
             self._pop()
@@ -538,16 +543,13 @@ class _Table5:
         self.words.append(word)
         position[word] = at
         self.memo.append({})
-        self.memo_prime.append({})
         if p is None:
-            self.p_ge.append(None)
-            self.top.append(None)
-            self.code.append(0)
-        else:  # p_ge of the levels above the last defined one (None so far) becomes p
+            self.p_ge.append(0)
+            self.top.append(0)
+        else:  # p_ge of the levels above the last defined one (none so far) becomes p
             self.p_ge.append(p)
             self.top.append(side.root[p])
-            self.code.append(p)
-            self._set_run(p, side.root[p], p)
+            self._set_run(p, side.root[p])
             self.defined.append(at)
 
     def _pop(self) -> None:
@@ -555,17 +557,17 @@ class _Table5:
         for component in self.linked.pop():
             del self.component_first[component]
         del self.position[self.words.pop()]
-        for table in (self.level, self.memo, self.memo_prime, self.p_ge, self.top, self.code):
+        for table in (self.level, self.memo, self.p_ge, self.top):
             table.pop()
         if self.defined and self.defined[-1] == at:
             self.defined.pop()
-            self._set_run(None, None, 0)
+            self._set_run(0, 0)
 
-    def _set_run(self, p_ge: int | None, top: int | None, code: int) -> None:
-        """Set p_ge, top and code of the levels between the last defined level and the top (their p is None)."""
+    def _set_run(self, p_ge: int, top: int) -> None:
+        """Set p_ge and top of the levels between the last defined level and the top (their p is None)."""
         start = self.defined[-1] + 1 if self.defined else 0
         for i in range(start, len(self.p_ge)):
-            self.p_ge[i], self.top[i], self.code[i] = p_ge, top, code
+            self.p_ge[i], self.top[i] = p_ge, top
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
         """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
@@ -581,7 +583,10 @@ class _Table5:
         Python stack. The budget is checked once per ``_CHECK_EVERY`` items
         (the quadratic algorithm computes O(k m) of them per configuration).
         """
-        pending = [(prime, i, j, q)]
+        try:
+            return self._score_prime(i, j, 0) if prime else self._score(i, j, q, 0)
+        except _TooDeep as deep:
+            pending = [(prime, i, j, q), deep.item]
         value = 0
         while pending:
             prime, i, j, q = pending[-1]
@@ -598,9 +603,9 @@ class _Table5:
 
         ``depth``: calls between this one and :meth:`_evaluate`'s (see there).
         """
-        span, code = self.span, self.code
+        span, p_ge = self.span, self.p_ge
         memo = self.memo[j]
-        key = (i * 3 + q) * span + code[j]
+        key = (i * 3 + q) * span + p_ge[j]
         best = memo.get(key)
         if best is not None:
             return best
@@ -620,11 +625,10 @@ class _Table5:
             if q == _N or top[i] != top[j]:  # tau(i, j, q)
                 tau = _N
             else:
-                p_ge = self.p_ge
                 tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
-                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + code[i])
+                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + p_ge[i])
                 if inner is None:
                     inner = self._score(i - 1, i, tau, depth)
             best = children_i - lost + (head_j == words[i]) + inner
@@ -636,14 +640,14 @@ class _Table5:
             elif first_below_j < i:
                 below = kappa_i
             if below is not None:
-                other = memo.get((below * 3 + q) * span + code[j])
+                other = memo.get((below * 3 + q) * span + p_ge[j])
                 if other is None:
                     other = self._score(below, j, q, depth)
                 other += gold
                 if other > best:
                     best = other
         if p_j is not None and q != _C:
-            other = self.memo_prime[i].get(p_j * span + code[i])
+            other = self.memo[i].get(-1 - p_j * span - p_ge[i])
             if other is None:
                 other = self._score_prime(i, p_j, depth)
             other += q == _N
@@ -654,9 +658,9 @@ class _Table5:
 
     def _score_prime(self, i: int, j: int, depth: int) -> int:
         """Table 5's score'(i, j), for i >= 0 (``depth`` as in :meth:`_score`)."""
-        span, code = self.span, self.code
-        memo = self.memo_prime[i]
-        key = j * span + code[i]
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[i]
+        key = -1 - j * span - p_ge[i]
         best = memo.get(key)
         if best is not None:
             return best
@@ -678,17 +682,17 @@ class _Table5:
             elif self.component_first.get(root[j], i) < i:
                 below = kappa_i
             if below is not None:
-                best = self.memo_prime[below].get(target * span + code[below])
+                best = self.memo[below].get(-1 - target * span - p_ge[below])
                 if best is None:
                     best = self._score_prime(below, target, depth)
                 best += arc
         if self.top[i] != root[j]:  # tau'(i, j)
             tau = _N
         else:
-            tau = _F if self.p_ge[i] != j else _C
+            tau = _F if p_ge[i] != j else _C
         inner = 0
         if i:
-            inner = self.memo[i].get(((i - 1) * 3 + tau) * span + code[i])
+            inner = memo.get(((i - 1) * 3 + tau) * span + p_ge[i])
             if inner is None:
                 inner = self._score(i - 1, i, tau, depth)
         other = children_i + inner
