@@ -51,6 +51,7 @@ trees of up to 9.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Hashable, NamedTuple, Sequence
 
 from treetool.budget import UNLIMITED
@@ -260,11 +261,12 @@ class NederhofOracle:
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         buffer = config.buffer
-        successors = list(self._successors(config))
-        scored = {}
-        for action, stack, offset, arc, no_left, no_right in reversed(successors):  # RA, LA: see _table5
-            scored[action] = arc + self._score(stack, buffer, offset, no_left, no_right)
-        return {action: scored[action] for action, *_ in successors}
+        successors = self._successors(config)
+        values = [0] * len(successors)
+        for n in range(len(successors) - 1, -1, -1):  # RA before LA: see _table5
+            _, stack, offset, arc, no_left, no_right = successors[n]
+            values[n] = arc + self._score(stack, buffer, offset, no_left, no_right)
+        return {successor[0]: value for successor, value in zip(successors, values)}
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         if self.labels is not None and config.labels is None:
@@ -353,11 +355,12 @@ class NederhofOracle:
         side = self._critical_buffers.get(first)
         if side is None:
             reach = self.reach
-            critical = [] if first is None else [b for b in range(first, len(reach)) if reach[b] < first]
+            critical = [] if first is None else list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
-    def _successors(self, config: Configuration):
+    def _successors(self, config: Configuration) -> list[tuple[Action, list[int], int, int, frozenset[int],
+                                                                  frozenset[int]]]:
         """Per legal action: its stack and buffer offset after it, its arc's gold-ness, the strategy's bans.
 
         §4: after SH the old top can take no more left children under
@@ -368,18 +371,20 @@ class NederhofOracle:
         """
         stack, buffer, gold, strategy = list(config.stack), config.buffer, self.gold, self.strategy
         strict = strategy == "strict"
+        out = []
         if buffer:
             no_left = frozenset(stack) if strict else frozenset(stack[-1:]) if strategy == "left-before-right" else _NONE
-            yield "SH", stack + [buffer[0]], 1, 0, no_left, _NONE
+            out.append(("SH", stack + [buffer[0]], 1, 0, no_left, _NONE))
         if len(stack) < 2:
-            return
+            return out
         s0, s1 = stack[-1], stack[-2]
         if s1 != 0:
             no_right = frozenset([s0]) if strategy == "right-before-left" else _NONE
             no_left = frozenset(stack[:-2]) if strict else _NONE
-            yield "LA", stack[:-2] + [s0], 0, int(gold[s1] == s0), no_left, no_right
+            out.append(("LA", stack[:-2] + [s0], 0, int(gold[s1] == s0), no_left, no_right))
         no_left = frozenset(stack[:-1]) if strict else _NONE
-        yield "RA", stack[:-1], 0, int(gold[s0] == s1), no_left, _NONE
+        out.append(("RA", stack[:-1], 0, int(gold[s0] == s1), no_left, _NONE))
+        return out
 
 
 # --------------------------------------------------------------------------
