@@ -17,7 +17,9 @@ Algorithms (``algorithm=``):
 
 * ``cubic`` (§4): the generic tabular algorithm of §3 (Table 2, Eisner &
   Satta style, split heads) run for the grammar of Table 4 over the stack
-  and the buffer of the configuration after a; any gold tree. On a
+  and the buffer of the configuration after a; any gold tree. The items
+  within the buffer come from one chart per sentence, the rest are vectors
+  over the buffer (:mod:`treetool.oracles.nederhof_cubic`). On a
   projective gold tree the buffer is first reduced to its critical nodes
   (§5, properties (1)-(3)): the non-critical words get their gold heads and
   are counted without entering the cubic part (the paper's "Section 4
@@ -205,12 +207,16 @@ class NederhofOracle:
     ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
     two need a projective gold tree (``OracleUnavailable``, a ``ValueError``, otherwise). ``strategy``:
     one of :data:`STRATEGIES`. ``budget`` (``treetool.budget.Budget``) bounds
-    the cubic algorithm: ``check()`` raises ``SentenceTimeout`` when it is
-    spent. Every call recomputes from the configuration, so any configuration
-    may be asked, in any order (§7: reusing values across steps is possible
-    but, as in the paper, not pursued). ``reduce_critical=False`` runs the
-    cubic algorithm on the whole buffer even for a projective gold tree (§4
-    exactly as published; benchmarks/nederhof.py's "cubic" curve).
+    the algorithms: ``check()`` raises ``SentenceTimeout`` when it is
+    spent. The oracle serves one sentence and keeps what later calls can
+    reuse (§7): the cubic algorithm's chart of the buffer words and the
+    top's rows (:mod:`treetool.oracles.nederhof_cubic`), and Table 5's items
+    per buffer (:class:`_Table5`), each valid for any configuration, so any
+    configuration may still be asked, in any order; a walk, whose
+    configurations share most of their stack and buffer, asks them in the
+    cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
+    whole buffer even for a projective gold tree (§4 exactly as published;
+    benchmarks/nederhof.py's "cubic" curve).
     """
 
     def __init__(
