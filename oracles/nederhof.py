@@ -255,9 +255,9 @@ class NederhofOracle:
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
-        self.gold_children: list[list[int]] = [[] for _ in self.gold]
+        self._gold_children: list[list[int]] = [[] for _ in self.gold]  # for _Table5
         for word in range(1, len(self.gold)):
-            self.gold_children[self.gold[word]].append(word)
+            self._gold_children[self.gold[word]].append(word)
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
@@ -335,12 +335,12 @@ class NederhofOracle:
         """
         linear = self.algorithm == "linear"
         if no_left or no_right:
-            return _Table5(side, self.gold, self.gold_children, linear, no_left, no_right, self.budget)
+            return _Table5(side, self.gold, self._gold_children, linear, no_left, no_right, self.budget)
         table = self._tables.get(first)
         if table is None:
             if len(self._tables) >= _BUFFERS_KEPT:
                 del self._tables[next(iter(self._tables))]  # the oldest
-            table = self._tables[first] = _Table5(side, self.gold, self.gold_children, linear, budget=self.budget)
+            table = self._tables[first] = _Table5(side, self.gold, self._gold_children, linear, budget=self.budget)
         return table
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
@@ -496,7 +496,7 @@ class _Table5:
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
         self.side, self.gold, self.gold_children, self.linear, self.budget = side, gold, gold_children, linear, budget
         self.no_left, self.no_right = no_left, no_right
-        self.span = len(side.root)  # keys: p_ge is a critical index 1..m, or None (0)
+        self.span = len(side.root)  # keys: p_ge is a critical index 1..m, or 0
         self.words: list[int] = []
         self.position: dict[int, int] = {}
         # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
@@ -529,6 +529,7 @@ class _Table5:
             self._push(word)
 
     def _push(self, word: int) -> None:
+        """A level for ``word`` on top of the stack."""
         at = len(self.words)
         side, position = self.side, self.position
         head = self.gold[word]
@@ -564,6 +565,7 @@ class _Table5:
             self.defined.append(at)
 
     def _pop(self) -> None:
+        """Drop the top level."""
         at = len(self.words) - 1
         for component in self.linked.pop():
             del self.component_first[component]

@@ -234,7 +234,7 @@ class _Top(NamedTuple):
     def build(cls, chart: BufferChart, x: int, start: int, ban_right: bool, budget: Any) -> "_Top":
         words = np.asarray([x, *chart.words[start:]], dtype=np.intp)
         heads = chart.gold_array[words]
-        if start and chart.words[start - 1] == x and not ban_right:  # after SH: x is the chart's word before the buffer
+        if start and chart.words[start - 1] == x and not ban_right:  # x just shifted: the chart has its rows
             right = chart.right[start - 1 :, start - 1 :]
             return cls(right, right, chart.left[start - 1 :, start - 1 :], words, heads)
         budget.check()
