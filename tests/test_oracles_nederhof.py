@@ -247,7 +247,7 @@ def test_kept_items_equal_a_fresh_oracle_per_configuration(strategy):
 
 
 def test_kept_items_on_real_sentences():
-    """As above on EWT sentences of 15 to 40 words, every algorithm, walks with errors (deeper stacks)."""
+    """As above on EWT sentences of 15 to 40 words, linear and quadratic (Table 5 kept per buffer), deeper stacks."""
     rng = random.Random(13)
     sentences = _real("UD_English-EWT", "en_ewt-ud-dev.conllu", 40, max_words=40, min_words=15)
     sentences = [heads for heads, _ in sentences if bf_projective(heads)][:8]
