@@ -5,7 +5,12 @@
 
 k + m is the stack height (words other than the root) plus the remaining
 input at the configuration whose optimal step is computed; a step's time is
-one ``NederhofOracle.scores(config)`` call (SH, LA and RA). Configurations
+one ``NederhofOracle.scores(config)`` call (SH, LA and RA) on an oracle made
+for that step alone, as in the paper (§7: values are not reused across
+steps), so the per-sentence chart of the cubic algorithm and the Table 5
+items an oracle keeps between calls are paid at every step (the speed of an
+oracle kept along a walk, as a trainer uses it, is
+benchmarks/arc_standard_oracle.py's). Configurations
 come from ``--walks`` exploring walks per sentence (error rate 0.1, steered
 by the linear oracle on the projectivized tree; every curve is timed on the
 same configurations, as in the paper's second pass) over a sample of each
@@ -14,8 +19,7 @@ treebank: ``--sentences`` drawn at random (seed ``--seed``) plus up to
 German-GSD dev none, so its table stops short of k + m = 80), so that k + m
 around 80 has data. Several walks per sentence, because the cubic
 algorithm's time grows with the cube of the stack plus the critical words,
-which a walk's errors inflate: its mean at k + m = 70-89 over one walk per
-sentence ranged from 36x to 113x the linear one's across four seeds.
+which a walk's errors inflate.
 Curves, as in the paper:
 
 * projectivized trees (optimal projectivization, treetool.projectivization):
@@ -25,12 +29,10 @@ Curves, as in the paper:
 
 The three algorithms on the projectivized tree are timed on every
 configuration of the walks, so their means at a given k + m are over the
-same configurations (an earlier version timed the reduced cubic algorithm
-on the first 24 configurations of each bucket only: those came from one or
-two sentences, and the ratio it printed depended on which). ``cubic`` on
-the whole buffer takes seconds per step at k + m = 80 in Python, so it is
-timed on a random share of the configurations (``--cubic-share``, seeded),
-at most ``--cap`` per 10-wide k + m bucket. Every timed configuration is
+same configurations. ``cubic`` on the whole buffer builds the sentence's
+chart at every step (milliseconds at k + m = 80), so it is timed on a
+random share of the configurations (``--cubic-share``, seeded), at most
+``--cap`` per 10-wide k + m bucket. Every timed configuration is
 also checked: the algorithms on the projectivized tree give identical
 scores (§8.2). Prints one table per
 treebank and the linear speed-up at k + m around 80; writes a PNG of the
@@ -86,24 +88,25 @@ def measure(trees: list[list[int]], walks: int, cap: int, share: float, seed: in
     rng, pick = random.Random(seed), random.Random(seed + 1)
     for heads in trees:
         proj = projectivized(heads)
-        oracles = {"cubic (proj)": NederhofOracle(proj, algorithm="cubic"),
-                   "quadratic": NederhofOracle(proj, algorithm="quadratic"),
-                   "linear": NederhofOracle(proj, algorithm="linear"),
-                   "cubic": NederhofOracle(heads, algorithm="cubic", reduce_critical=False)}
+        makers = {"cubic (proj)": lambda: NederhofOracle(proj, algorithm="cubic"),
+                  "quadratic": lambda: NederhofOracle(proj, algorithm="quadratic"),
+                  "linear": lambda: NederhofOracle(proj, algorithm="linear"),
+                  "cubic": lambda: NederhofOracle(heads, algorithm="cubic", reduce_critical=False)}
         for _ in range(walks):
-            _timed_walk(oracles, len(heads) - 1, rng, times, lambda bucket: (
+            _timed_walk(makers, NederhofOracle(proj), len(heads) - 1, rng, times, lambda bucket: (
                 len(times["cubic"][bucket]) < cap and pick.random() < share))
     return times
 
 
-def _timed_walk(oracles, n, rng, times, time_unreduced) -> None:
-    """One walk steered by the linear oracle (projectivized tree); each oracle timed on its configurations."""
-    for config, _ in exploring_walk(SYSTEM, oracles["linear"], n, rng, 0.1):
+def _timed_walk(makers, steer, n, rng, times, time_unreduced) -> None:
+    """One walk steered by ``steer`` (projectivized tree); each curve timed on a new oracle per configuration."""
+    for config, _ in exploring_walk(SYSTEM, steer, n, rng, 0.1):
         bucket = (len(config.stack) - 1 + len(config.buffer)) // 10 * 10
         scores = {}
-        for name, oracle in oracles.items():
+        for name, make in makers.items():
             if name == "cubic" and not time_unreduced(bucket):
                 continue
+            oracle = make()
             start = time.process_time()
             scores[name] = oracle.scores(config)
             times[name][bucket].append(time.process_time() - start)

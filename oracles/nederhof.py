@@ -17,7 +17,9 @@ Algorithms (``algorithm=``):
 
 * ``cubic`` (§4): the generic tabular algorithm of §3 (Table 2, Eisner &
   Satta style, split heads) run for the grammar of Table 4 over the stack
-  and the buffer of the configuration after a; any gold tree. On a
+  and the buffer of the configuration after a; any gold tree. The items
+  within the buffer come from one chart per sentence, the rest are vectors
+  over the buffer (:mod:`treetool.oracles.nederhof_cubic`). On a
   projective gold tree the buffer is first reduced to its critical nodes
   (§5, properties (1)-(3)): the non-critical words get their gold heads and
   are counted without entering the cubic part (the paper's "Section 4
@@ -51,15 +53,18 @@ trees of up to 9.
 
 from __future__ import annotations
 
-from typing import Any, Generator, Hashable, NamedTuple, Sequence
+from itertools import compress
+from typing import TYPE_CHECKING, Any, Hashable, NamedTuple, Sequence
 
-from treetool.budget import UNLIMITED, refuse_large_table
-from treetool.recursion import run_nested
+from treetool.budget import UNLIMITED
 
 from .configuration import Action, Configuration, as_heads
 from .errors import ConfigurationMismatch, OracleUnavailable
 from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
+
+if TYPE_CHECKING:
+    from .nederhof_cubic import BufferChart
 
 __all__ = [
     "ALGORITHMS",
@@ -74,10 +79,8 @@ STRATEGIES = ("none", "left-before-right", "strict", "right-before-left")
 PROJECTIVE_ONLY = ("quadratic", "linear")
 
 _NO = -1  # an impossible item (scores are >= 0 otherwise)
-#: Memory of one (i, j) cell of :func:`tabular_score`'s tables, measured: five references to the cell (weight,
-#: right, left, arc_right, arc_left), half a tuple of two ints and half of two lists of four ints per cell.
-_CUBIC_BYTES_PER_CELL = 200
 _NONE: frozenset[int] = frozenset()
+_NO_CHILDREN: list[int] = []  # shared, never changed
 
 
 # --------------------------------------------------------------------------
@@ -159,107 +162,25 @@ def tabular_score(
     Nederhof (2019) §3 Table 2 (weighted split-head tabular parsing, as Eisner
     & Satta 1999) for the grammar of Table 4 over ``p^top s^(N+1-top)``: the
     stack words below the top are ``p`` nodes, the top and the buffer ``s``.
-    Reconstruction of the grammar's meaning in the state encoding used here
-    (Table 4 is garbled; checked against exhaustive search): a ``p`` node with
-    no child is a leaf ``P``; a ``p`` node that takes a right child whose
-    subtree reaches an ``s`` node becomes ``S`` (it will be on top of the stack
-    again) and may then also take left children; a ``p`` node never takes a
-    ``P`` right child, and one with left children but no right child is
-    impossible (no rule ``A -> (S,P)``). ``s`` nodes are always ``S``; every
-    right child must be ``S``. An item's state is "has children on this side"
-    (always 1 for ``s`` nodes). Arc weights: 1 for a gold arc, 0 otherwise,
-    impossible (-inf) for an arc into the root and for the arcs the strategy
-    forbids: a left child of a word in ``no_left``, a right child of one in
-    ``no_right``. O(N^3) for N = ``len(words) - 1``; ``budget.check()`` once
-    per span length.
+    Reconstruction of the grammar's meaning (Table 4 is garbled; checked
+    against exhaustive search): a ``p`` node with no child is a leaf ``P``; a
+    ``p`` node that takes a right child whose subtree reaches an ``s`` node
+    becomes ``S`` (it will be on top of the stack again) and may then also
+    take left children; a ``p`` node never takes a ``P`` right child, and one
+    with left children but no right child is impossible (no rule
+    ``A -> (S,P)``). ``s`` nodes are always ``S``; every right child must be
+    ``S``. Arc weights: 1 for a gold arc, 0 otherwise, impossible for an arc
+    into the root and for the arcs the strategy forbids: a left child of a
+    word in ``no_left``, a right child of one in ``no_right`` (stack words
+    only: the strategies restrict nothing else). O(N^3) for N =
+    ``len(words) - 1``, computed as :mod:`treetool.oracles.nederhof_cubic`
+    arranges it; ``budget.check()`` between blocks of work.
     """
-    n = len(words) - 1
-    if n <= 0:
-        return 0
-    refuse_large_table((n + 1) ** 2, _CUBIC_BYTES_PER_CELL, f"the cubic algorithm's tables for {n + 1} words")
-    weight = _weights(words, gold, no_left, no_right, budget)
-    is_p = [x < top for x in range(n + 1)]
-    # complete items, one value per state of the head's side (0: no child there, 1: some; s nodes: always 1)
-    right = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # right[h][j]: h and its right children over h..j
-    left = [[(_NO, _NO)] * (n + 1) for _ in range(n + 1)]  # left[h][i]: h and its left children over i..h
-    # incomplete items (the arc just made), indexed 2 * state(left end) + state(right end) before the arc
-    arc_right = [[None] * (n + 1) for _ in range(n + 1)]  # arc_right[h][d]: h -> d, h < d
-    arc_left = [[None] * (n + 1) for _ in range(n + 1)]  # arc_left[d][h]: d <- h, d < h
-    for x in range(n + 1):
-        right[x][x] = left[x][x] = (0, _NO) if is_p[x] else (_NO, 0)
-    for length in range(1, n + 1):
-        budget.check()
-        for i in range(n + 1 - length):
-            j = i + length
-            joined = _joined(right[i], left[j], i, j)
-            arc_right[i][j] = _with_arc(joined, weight[i][j])
-            arc_left[i][j] = _with_arc(joined, weight[j][i])
-            best = _NO
-            for d in range(i + 1, j + 1):  # i's outermost right child d, with its own right children up to j
-                b = right[d][j][1]  # a right child is S: an s node, or a p node with a right child
-                if b >= 0:
-                    a = max(arc_right[i][d])
-                    if a >= 0 and a + b > best:
-                        best = a + b
-            right[i][j] = (_NO, best)
-            best = _NO
-            for d in range(i, j):  # j's outermost left child d, with its own left children from i
-                outer, inner = left[d][i], arc_left[d][j]
-                for state_d in (0, 1):
-                    a = outer[state_d]
-                    if a < 0:
-                        continue
-                    for right_d in (0, 1):
-                        if is_p[d] and state_d and not right_d:
-                            continue  # a p node with left children and no right child (no rule A -> (S,P))
-                        b = max(inner[2 * right_d], inner[2 * right_d + 1])
-                        if b >= 0 and a + b > best:
-                            best = a + b
-            left[j][i] = (_NO, best)
-    return right[0][n][1]
+    from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
 
-
-def _joined(right_i: list, left_j: list, i: int, j: int) -> list[int]:
-    """max over the split m of right[i][m] + left[j][m+1], per (state of i's right side, state of j's left side)."""
-    best = [_NO] * 4
-    for m in range(i, j):
-        r, l = right_i[m], left_j[m + 1]
-        for si in (0, 1):
-            a = r[si]
-            if a < 0:
-                continue
-            for sj in (0, 1):
-                b = l[sj]
-                if b >= 0 and a + b > best[2 * si + sj]:
-                    best[2 * si + sj] = a + b
-    return best
-
-
-def _with_arc(joined: list[int], w: int) -> list[int]:
-    if w < 0:
-        return [_NO] * 4
-    return [v + w if v >= 0 else _NO for v in joined]
-
-
-def _weights(words: Sequence[int], gold: Sequence[int], no_left: frozenset[int], no_right: frozenset[int],
-             budget: Any = UNLIMITED) -> list[list[int]]:
-    """weight[h][d] for positions: 1 gold arc, 0 other arc, -1 (impossible) into the root or forbidden by a strategy.
-
-    Quadratic: the budget is checked once per row.
-    """
-    n = len(words)
-    out = []
-    for h, head in enumerate(words):
-        budget.check()
-        row = [1 if gold[d] == head else 0 for d in words]
-        row[0] = _NO if words[0] == 0 else row[0]
-        if head in no_left:
-            row[:h] = [_NO] * h
-        if head in no_right:
-            row[h + 1 :] = [_NO] * (n - h - 1)
-        row[h] = _NO
-        out.append(row)
-    return out
+    if (no_left | no_right) & set(words[top + 1 :]):
+        raise ValueError("no_left and no_right may hold stack words only")
+    return BufferChart(words[top + 1 :], gold, budget).score(words[: top + 1], 0, no_left, no_right, budget)
 
 
 # --------------------------------------------------------------------------
@@ -289,12 +210,16 @@ class NederhofOracle(CostVectors):
     ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
     two need a projective gold tree (``OracleUnavailable``, a ``ValueError``, otherwise). ``strategy``:
     one of :data:`STRATEGIES`. ``budget`` (``treetool.budget.Budget``) bounds
-    the cubic algorithm: ``check()`` raises ``SentenceTimeout`` when it is
-    spent. Every call recomputes from the configuration, so any configuration
-    may be asked, in any order (§7: reusing values across steps is possible
-    but, as in the paper, not pursued). ``reduce_critical=False`` runs the
-    cubic algorithm on the whole buffer even for a projective gold tree (§4
-    exactly as published; benchmarks/nederhof.py's "cubic" curve).
+    the algorithms: ``check()`` raises ``SentenceTimeout`` when it is
+    spent. The oracle serves one sentence and keeps what later calls can
+    reuse (§7): the cubic algorithm's chart of the buffer words and the
+    top's rows (:mod:`treetool.oracles.nederhof_cubic`), and Table 5's items
+    per buffer (:class:`_Table5`), each valid for any configuration, so any
+    configuration may still be asked, in any order; a walk, whose
+    configurations share most of their stack and buffer, asks them in the
+    cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
+    whole buffer even for a projective gold tree (§4 exactly as published;
+    benchmarks/nederhof.py's "cubic" curve).
     """
 
     def __init__(
@@ -331,6 +256,11 @@ class NederhofOracle(CostVectors):
         self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
+        self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
+        self._tables: dict[int | None, _Table5] = {}  # see _table5
+        self._gold_children: list[list[int]] = [[] for _ in self.gold]  # for _Table5
+        for word in range(1, len(self.gold)):
+            self._gold_children[self.gold[word]].append(word)
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
@@ -339,11 +269,13 @@ class NederhofOracle(CostVectors):
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
-        out: dict[Action, int] = {}
         buffer = config.buffer
-        for action, stack, offset, arc, no_left, no_right in self._successors(config):
-            out[action] = arc + self._score(stack, buffer, offset, no_left, no_right)
-        return out
+        successors = self._successors(config)
+        values = [0] * len(successors)
+        for n in range(len(successors) - 1, -1, -1):  # RA before LA: see _table5
+            _, stack, offset, arc, no_left, no_right = successors[n]
+            values[n] = arc + self._score(stack, buffer, offset, no_left, no_right)
+        return {successor[0]: value for successor, value in zip(successors, values)}
 
     def costs(self, config: Configuration) -> dict[Action, int]:
         """Every legal action -> its cost; a configuration that cannot be arc-standard's for this sentence
@@ -372,15 +304,52 @@ class NederhofOracle(CostVectors):
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
                no_right: frozenset[int]) -> int:
         """σ of the configuration with stack ``stack`` and buffer ``buffer[offset:]``."""
-        top = len(stack) - 1
-        if not (self.projective and self.reduce_critical):
-            return tabular_score(stack + list(buffer[offset:]), top, self.gold, no_left, no_right, self.budget)
-        side = self._buffer_side(buffer[offset] if offset < len(buffer) else None)
+        first = buffer[offset] if offset < len(buffer) else None
+        if not (self.projective and self.reduce_critical):  # the chart of the sentence: its words 1..n
+            start = len(self.gold) - 1 if first is None else first - 1
+            return self._chart("sentence").score(stack, start, no_left, no_right, self.budget)
+        side = self._buffer_side(first)
         bonus = len(buffer) - offset - side.size
         if self.algorithm == "cubic":
-            return bonus + tabular_score(stack + side.b[1:], top, self.gold, no_left, no_right, self.budget)
-        return bonus + _Table5(stack, side, self.gold, no_left, no_right, self.algorithm == "linear",
-                                self.budget).total()
+            return bonus + self._chart(first).score(stack, 0, no_left, no_right, self.budget)
+        return bonus + self._table5(first, side, no_left, no_right).total(stack)
+
+    def _chart(self, first: int | None | str) -> BufferChart:
+        """The cubic algorithm's chart of the sentence (``first="sentence"``) or of the critical words of ``first..n``.
+
+        The sentence's serves every configuration, whose buffer is always a
+        suffix of it; a projective tree's critical words change with the
+        buffer's first word, so there is one chart per first word, as
+        :meth:`_buffer_side` keeps one set of critical words.
+        """
+        from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
+
+        chart = self._charts.get(first)
+        if chart is None:
+            words = range(1, len(self.gold)) if first == "sentence" else self._buffer_side(first).b[1:]
+            chart = self._charts[first] = BufferChart(words, self.gold, self.budget)
+        return chart
+
+    def _table5(self, first: int | None, side: _BufferSide, no_left: frozenset[int],
+                no_right: frozenset[int]) -> _Table5:
+        """Table 5's items for the buffer ``first..n``: kept for the last few buffers, unless a strategy bans arcs.
+
+        Successive configurations ask for the same buffer (after LA or RA, and
+        SH's successor's buffer is the next configuration's), so their items
+        are kept (:class:`_Table5`); bans differ per successor, so a table
+        with bans is used once. :meth:`scores` asks RA's successor before
+        LA's: after the last call the table holds a stack close to RA's,
+        and LA's then differs from it in its top word only.
+        """
+        linear = self.algorithm == "linear"
+        if no_left or no_right:
+            return _Table5(side, self.gold, self._gold_children, linear, no_left, no_right, self.budget)
+        table = self._tables.get(first)
+        if table is None:
+            if len(self._tables) >= _BUFFERS_KEPT:
+                del self._tables[next(iter(self._tables))]  # the oldest
+            table = self._tables[first] = _Table5(side, self.gold, self._gold_children, linear, budget=self.budget)
+        return table
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
         """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
@@ -400,11 +369,12 @@ class NederhofOracle(CostVectors):
         side = self._critical_buffers.get(first)
         if side is None:
             reach = self.reach
-            critical = [] if first is None else [b for b in range(first, len(reach)) if reach[b] < first]
+            critical = [] if first is None else list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
-    def _successors(self, config: Configuration):
+    def _successors(self, config: Configuration) -> list[tuple[Action, list[int], int, int, frozenset[int],
+                                                                  frozenset[int]]]:
         """Per legal action: its stack and buffer offset after it, its arc's gold-ness, the strategy's bans.
 
         §4: after SH the old top can take no more left children under
@@ -415,18 +385,20 @@ class NederhofOracle(CostVectors):
         """
         stack, buffer, gold, strategy = list(config.stack), config.buffer, self.gold, self.strategy
         strict = strategy == "strict"
+        out = []
         if buffer:
             no_left = frozenset(stack) if strict else frozenset(stack[-1:]) if strategy == "left-before-right" else _NONE
-            yield "SH", stack + [buffer[0]], 1, 0, no_left, _NONE
+            out.append(("SH", stack + [buffer[0]], 1, 0, no_left, _NONE))
         if len(stack) < 2:
-            return
+            return out
         s0, s1 = stack[-1], stack[-2]
         if s1 != 0:
             no_right = frozenset([s0]) if strategy == "right-before-left" else _NONE
             no_left = frozenset(stack[:-2]) if strict else _NONE
-            yield "LA", stack[:-2] + [s0], 0, int(gold[s1] == s0), no_left, no_right
+            out.append(("LA", stack[:-2] + [s0], 0, int(gold[s1] == s0), no_left, no_right))
         no_left = frozenset(stack[:-1]) if strict else _NONE
-        yield "RA", stack[:-1], 0, int(gold[s0] == s1), no_left, _NONE
+        out.append(("RA", stack[:-1], 0, int(gold[s0] == s1), no_left, _NONE))
+        return out
 
 
 # --------------------------------------------------------------------------
@@ -439,6 +411,10 @@ _N, _C, _F = 0, 1, 2
 
 #: Table 5 items started between two budget checks (a few milliseconds of work).
 _CHECK_EVERY = 4096
+#: Buffers whose Table 5 items an oracle keeps (:meth:`NederhofOracle._table5`).
+_BUFFERS_KEPT = 3
+#: Nested item calls before :meth:`_Table5._evaluate` restarts from the deepest (Python's default limit is 1000).
+_MAX_DEPTH = 200
 
 
 class _BufferSide(NamedTuple):
@@ -448,15 +424,16 @@ class _BufferSide(NamedTuple):
     critical word -> j; ``root`` (the paper's R): the rightmost critical word
     of b_j's component (its gold ancestor within the critical words);
     ``inner`` (the paper's M): how many critical words have a critical gold
-    head; ``attach``: ``(j, gold head)`` of every component root, right to
-    left (its head is a stack word or outside the configuration).
+    head; ``attached``: gold head -> its critical children, ascending (every
+    one a component root: its head is a stack word or outside the
+    configuration).
     """
 
     b: list[int]
     index: dict[int, int]
     root: list[int]
     inner: int
-    attach: list[tuple[int, int]]
+    attached: dict[int, list[int]]
     size: int
 
     @classmethod
@@ -464,29 +441,36 @@ class _BufferSide(NamedTuple):
         b = [-1, *critical]
         index = {w: j for j, w in enumerate(b) if j}
         root = list(range(len(b)))
-        attach = []
-        for j in range(len(b) - 1, 0, -1):
+        attached: dict[int, list[int]] = {}
+        roots = 0
+        for j in range(1, len(b)):
             head = gold[b[j]]
             h = index.get(head)
             if h is None:
-                attach.append((j, head))
-            else:
+                attached.setdefault(head, []).append(j)
+                roots += 1
+        for j in range(len(b) - 1, 0, -1):  # a head right of its dependent first
+            h = index.get(gold[b[j]])
+            if h is not None:
                 root[j] = root[h]
-        return cls(b, index, root, len(critical) - len(attach), attach, len(critical))
+        return cls(b, index, root, len(critical) - roots, attached, len(critical))
 
 
 class _Table5:
-    """The recursions of Nederhof (2019) Table 5 (§5), with the pruning of §6 when ``linear``.
+    """The recursions of Nederhof (2019) Table 5 (§5), with the pruning of §6 when ``linear``, for one buffer side.
 
-    Tables for a stack ``a[0..k]`` and the critical words ``b[1..m]`` of a
-    :class:`_BufferSide`: ``p[i]``: the critical gold head of a_i (index into
-    b, or None); ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] = p[k]);
-    ``top[i]``: the component of p_ge[i]; ``c[i]``: the leftmost critical
-    gold child of a_i; ``children[i]`` (nchildren): a_i's critical gold
-    children, 0 when the strategy bans a_i's right children. For the arc
-    weights w between stack words (1 gold, 0 not, impossible into the root or
-    when banned): ``head_pos[i]``, the stack position of a_i's gold head (-1
-    if none), and ``ban_left[i]`` / ``ban_right[i]``, the strategy's bans.
+    Items over the stacks asked with the critical words ``b[1..m]`` of one
+    :class:`_BufferSide`, one level per stack position: ``p[i]``: the
+    critical gold head of a_i (index into b, or None); ``c[i]``: a_i's
+    leftmost critical gold child; ``children[i]`` (nchildren): how many it has
+    (0 when the strategy bans a_i's right children); ``head[i]``: a_i's gold
+    head (the arc weights w between stack words: 1 gold, 0 not, impossible
+    into the root or when banned, ``ban_left``/``ban_right``); for §6,
+    ``kappa[i]`` and ``first_below[i]`` (the lowest position linked to a_i by
+    a gold arc, i if none) and ``component_first`` (component -> the lowest
+    position linked to it). ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] =
+    p[k]), and ``top[i]``, its component; they look up the stack, so a
+    push or pop resets them on the levels above the highest with a p.
 
     Reconstruction (Table 5 and §6 are garbled in the machine conversion;
     checked against the cubic algorithm on every configuration of every
@@ -503,174 +487,265 @@ class _Table5:
     the paper. §6 replaces option 2 of score by 1 + score(i-1, j, q) for a
     gold arc, score(kappa(i), j, q) for another arc when lambda(i, j), else
     nothing, and score'(i-1, j) by score'(kappa(i), j) when lambda'(i, j).
-    The memos are keyed by one int (``(i * (k+1) + j) * 3 + q``): always
-    i < j <= k in score, and i <= k, j <= m in score'. The buffer-side
-    tables come from the oracle's per-buffer cache; this class builds only
-    the stack side, in as few passes as possible (it is the hot loop of
-    ``annotate --system arc-standard``).
+
+    Reuse (§7: "all but a constant number of values ... can be reused"):
+    score(i, j, q) reads the stack a_0..a_j and p_ge (through tau) at
+    positions i..j, which a_0..a_j and p_ge[j] determine; score'(i, j)
+    likewise reads a_0..a_i and p_ge[i]. So the items are kept per level
+    (j for score, i for score'), keyed by their arguments and p_ge at their
+    level, and a new stack keeps the levels of the prefix it shares with the
+    last one (:meth:`_sync`): the successors LA and RA of a configuration,
+    and the successors of the next ones with the same buffer, share most of
+    them. A strategy's bans differ per successor, so a table made with bans
+    serves one stack only (the oracle builds a new one each time).
     """
 
-    def __init__(self, a: list[int], side: _BufferSide, gold: Sequence[int], no_left: frozenset[int],
-                 no_right: frozenset[int], linear: bool, budget: Any = UNLIMITED) -> None:
-        self.side, self.linear, self.budget = side, linear, budget
-        self.width = size = len(a)
-        index, root = side.index, side.root
-        position = {w: i for i, w in enumerate(a)}
-        heads = [gold[w] for w in a]
-        self.p = p = [index.get(h) for h in heads]
-        self.head_pos = head_pos = [position.get(h, -1) for h in heads]
-        self.ban_left = [w in no_left for w in a] if no_left else [False] * size
-        self.ban_right = ban_right = [w in no_right for w in a] if no_right else [False] * size
-        # §6's lambda' per component root: the smallest stack position linked to the component by a gold arc
-        self.component_first = component_first = [size] * len(root)
-        self.top = top = [None] * size  # the component of P>=(i)
-        self.p_ge = p_ge = list(p)
-        last = None
-        for i in range(size - 1, -1, -1):
-            if p_ge[i] is None:
-                p_ge[i] = last
-            else:
-                last = p_ge[i]
-                component_first[root[last]] = i  # descending: the smallest i stays
-            if last is not None:
-                top[i] = root[last]
-        self.c = c = [None] * size
-        self.children = children = [0] * size
-        for j, head in side.attach:  # right to left: the last one seen is the leftmost
-            i = position.get(head)
-            if i is not None:
-                children[i] += 1
-                c[i] = j
-                if i < component_first[j]:  # j is its component's root
-                    component_first[j] = i
-        if no_right:
-            for i in range(size):
-                if ban_right[i]:
-                    children[i] = 0
-        self.memo: dict[int, int] = {}
-        self.memo_prime: dict[int, int] = {}
-        if linear:  # §6: first_link[j], the smallest l with a gold arc between a_l and a_j; kappa(i)
-            self.first_link = first = [size] * size
-            for i, h in enumerate(head_pos):
-                if h >= 0:
-                    if h < first[i]:
-                        first[i] = h
-                    if i < first[h]:
-                        first[h] = i
-            self.kappa = [first[i] if first[i] < i else i - 1 for i in range(size)]
+    def __init__(self, side: _BufferSide, gold: Sequence[int], gold_children: Sequence[Sequence[int]], linear: bool,
+                 no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
+        self.side, self.gold, self.gold_children, self.linear, self.budget = side, gold, gold_children, linear, budget
+        self.no_left, self.no_right = no_left, no_right
+        self.span = len(side.root)  # keys: p_ge is a critical index 1..m, or 0
+        self.words: list[int] = []
+        self.position: dict[int, int] = {}
+        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
+        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
+        self.component_first: dict[int, int] = {}
+        self.linked: list[list[int]] = []  # per level: the components whose lowest link it is
+        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
+        self.memo: list[dict[int, int]] = []
+        # p_ge and its component per level, 0 for none (critical indices start at 1); the levels whose p is defined
+        self.p_ge: list[int] = []
+        self.top: list[int] = []
+        self.defined: list[int] = []
+        self.started = 0  # items started, for the budget
 
-    def total(self) -> int:
-        k = self.width - 1
-        return self.side.inner + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.children[k]
+    def total(self, stack: list[int]) -> int:
+        """σ of the stack ``stack`` with this side's buffer, less the non-critical words (§5's M added)."""
+        self._sync(stack)
+        k = len(stack) - 1
+        return self.side.inner + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.level[k][3]
+
+    def _sync(self, stack: list[int]) -> None:
+        """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
+        words = self.words
+        if words == stack:
+            return
+        keep = _common_prefix(words, stack)
+        while len(words) > keep:
+            self._pop()
+        for word in stack[keep:]:
+            self._push(word)
+
+    def _push(self, word: int) -> None:
+        """A level for ``word`` on top of the stack."""
+        at = len(self.words)
+        side, position = self.side, self.position
+        head = self.gold[word]
+        p = side.index.get(head)
+        kids = side.attached.get(word, _NO_CHILDREN)
+        ban_right = word in self.no_right
+        first = at
+        linked = []
+        if self.linear:
+            first = position.get(head, at)
+            for child in self.gold_children[word]:
+                below = position.get(child, at)
+                if below < first:
+                    first = below
+            component_first = self.component_first
+            for component in ([side.root[p]] if p is not None else _NO_CHILDREN) + kids:  # kids: component roots
+                if component not in component_first:
+                    component_first[component] = at
+                    linked.append(component)
+        self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
+                           ban_right, first, first if first < at else at - 1))
+        self.linked.append(linked)
+        self.words.append(word)
+        position[word] = at
+        self.memo.append({})
+        if p is None:
+            self.p_ge.append(0)
+            self.top.append(0)
+        else:  # p_ge of the levels above the last defined one (none so far) becomes p
+            self.p_ge.append(p)
+            self.top.append(side.root[p])
+            self._set_run(p, side.root[p])
+            self.defined.append(at)
+
+    def _pop(self) -> None:
+        """Drop the top level."""
+        at = len(self.words) - 1
+        for component in self.linked.pop():
+            del self.component_first[component]
+        del self.position[self.words.pop()]
+        for table in (self.level, self.memo, self.p_ge, self.top):
+            table.pop()
+        if self.defined and self.defined[-1] == at:
+            self.defined.pop()
+            self._set_run(0, 0)
+
+    def _set_run(self, p_ge: int, top: int) -> None:
+        """Set p_ge and top of the levels between the last defined level and the top (their p is None)."""
+        start = self.defined[-1] + 1 if self.defined else 0
+        for i in range(start, len(self.p_ge)):
+            self.p_ge[i], self.top[i] = p_ge, top
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
-        """score(i, j, q) (or score'(i, j) when ``prime``), without recursion.
+        """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
 
         The recursions of Table 5 go as deep as the stack is long (thousands
-        of words), so each item is a generator that yields the items it needs
-        (:meth:`_score`, :meth:`_score_prime`) and is resumed with their
-        values: an explicit stack of suspended items instead of Python's.
-        The budget is checked once per ``_CHECK_EVERY`` items started (the
-        quadratic algorithm starts O(k m) of them per configuration).
+        of words). :meth:`_score` and :meth:`_score_prime` recurse plainly
+        (a generator per item, resumed by a trampoline, took twice as long),
+        but an item more than ``_MAX_DEPTH`` calls below the one evaluated
+        here raises :class:`_TooDeep` instead of recursing: it is evaluated
+        first, from here, and the interrupted item is started again, now
+        finding it in the memo. Each restart redoes at most ``_MAX_DEPTH``
+        items, so a deep stack costs a constant factor more, not a deeper
+        Python stack. The budget is checked once per ``_CHECK_EVERY`` items
+        (the quadratic algorithm computes O(k m) of them per configuration).
         """
-        started = 0
-        budget = self.budget
+        try:
+            return self._score_prime(i, j, 0) if prime else self._score(i, j, q, 0)
+        except _TooDeep as deep:
+            pending = [(prime, i, j, q), deep.item]
+        value = 0
+        while pending:
+            prime, i, j, q = pending[-1]
+            try:
+                value = self._score_prime(i, j, 0) if prime else self._score(i, j, q, 0)
+            except _TooDeep as deep:
+                pending.append(deep.item)
+                continue
+            pending.pop()
+        return value
 
-        def item(prime: bool, i: int, j: int, q: int) -> Generator[tuple[bool, int, int, int], int, int]:
-            nonlocal started
-            started += 1
-            if started % _CHECK_EVERY == 0:
-                budget.check()
-            return self._score_prime(i, j) if prime else self._score(i, j, q)
-
-        return run_nested(item(prime, i, j, q), item)
-
-    def _score(self, i: int, j: int, q: int) -> Generator[tuple[bool, int, int, int], int, int]:
+    def _score(self, i: int, j: int, q: int, depth: int) -> int:
         """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls).
 
-        A generator for :meth:`_evaluate`: a needed item not in the memo is
-        yielded as ``(prime, i, j, q)`` and its value sent back.
+        ``depth``: calls between this one and :meth:`_evaluate`'s (see there).
         """
-        key = (i * self.width + j) * 3 + q
-        memo = self.memo
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[j]
+        key = (i * 3 + q) * span + p_ge[j]
         best = memo.get(key)
         if best is not None:
             return best
+        if depth > _MAX_DEPTH:
+            raise _TooDeep((False, i, j, q))
+        self.started += 1
+        if self.started % _CHECK_EVERY == 0:
+            self.budget.check()
+        depth += 1
         best = _NO
-        if not self.ban_right[i]:  # w(i, j), a_j into a_i
-            c = self.c[i]
+        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
+        head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
+        words = self.words
+        if not ban_right_i:  # w(i, j), a_j into a_i
             top = self.top
-            lost = c is not None and q != _N and c == top[j]
+            lost = c_i is not None and q != _N and c_i == top[j]
             if q == _N or top[i] != top[j]:  # tau(i, j, q)
                 tau = _N
             else:
-                p_ge = self.p_ge
                 tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
-                inner = memo.get(((i - 1) * self.width + i) * 3 + tau)
+                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + p_ge[i])
                 if inner is None:
-                    inner = yield False, i - 1, i, tau
-            best = self.children[i] - lost + (self.head_pos[j] == i) + inner
-        if i > 0 and not self.ban_left[j]:  # w(j, i), a_i into a_j
+                    inner = self._score(i - 1, i, tau, depth)
+            best = children_i - lost + (head_j == words[i]) + inner
+        if i > 0 and not ban_left_j:  # w(j, i), a_i into a_j
+            gold = head_i == words[j]
             below = None
-            if self.head_pos[i] == j or not self.linear:
+            if gold or not self.linear:
                 below = i - 1
-            elif self.first_link[j] < i:
-                below = self.kappa[i]
+            elif first_below_j < i:
+                below = kappa_i
             if below is not None:
-                other = memo.get((below * self.width + j) * 3 + q)
+                other = memo.get((below * 3 + q) * span + p_ge[j])
                 if other is None:
-                    other = yield False, below, j, q
-                other += self.head_pos[i] == j
+                    other = self._score(below, j, q, depth)
+                other += gold
                 if other > best:
                     best = other
-        head = self.p[j]
-        if head is not None and q != _C:
-            other = self.memo_prime.get(i * len(self.side.root) + head)
+        if p_j is not None and q != _C:
+            other = self.memo[i].get(-1 - p_j * span - p_ge[i])
             if other is None:
-                other = yield True, i, head, _N
+                other = self._score_prime(i, p_j, depth)
             other += q == _N
             if other > best:
                 best = other
         memo[key] = best
         return best
 
-    def _score_prime(self, i: int, j: int) -> Generator[tuple[bool, int, int, int], int, int]:
-        """Table 5's score'(i, j), for i >= 0 (a generator for :meth:`_evaluate`, as :meth:`_score`)."""
-        root = self.side.root
-        width = len(root)
-        key = i * width + j
-        memo = self.memo_prime
+    def _score_prime(self, i: int, j: int, depth: int) -> int:
+        """Table 5's score'(i, j), for i >= 0 (``depth`` as in :meth:`_score`)."""
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[i]
+        key = -1 - j * span - p_ge[i]
         best = memo.get(key)
         if best is not None:
             return best
+        if depth > _MAX_DEPTH:
+            raise _TooDeep((True, i, j, _N))
+        self.started += 1
+        if self.started % _CHECK_EVERY == 0:
+            self.budget.check()
+        depth += 1
         best = _NO
+        root = self.side.root
+        _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
         if i > 0:
-            head = self.p[i]
             below, target, arc = None, j, 0
-            if head is not None and root[head] == root[j]:  # a_i into its head, in b_j's component
-                below, target, arc = i - 1, head, 1
+            if p_i is not None and root[p_i] == root[j]:  # a_i into its head, in b_j's component
+                below, target, arc = i - 1, p_i, 1
             elif not self.linear:
                 below = i - 1
-            elif self.component_first[root[j]] < i:
-                below = self.kappa[i]
+            elif self.component_first.get(root[j], i) < i:
+                below = kappa_i
             if below is not None:
-                best = memo.get(below * width + target)
+                best = self.memo[below].get(-1 - target * span - p_ge[below])
                 if best is None:
-                    best = yield True, below, target, _N
+                    best = self._score_prime(below, target, depth)
                 best += arc
         if self.top[i] != root[j]:  # tau'(i, j)
             tau = _N
         else:
-            tau = _F if self.p_ge[i] != j else _C
+            tau = _F if p_ge[i] != j else _C
         inner = 0
         if i:
-            inner = self.memo.get(((i - 1) * self.width + i) * 3 + tau)
+            inner = memo.get(((i - 1) * 3 + tau) * span + p_ge[i])
             if inner is None:
-                inner = yield False, i - 1, i, tau
-        other = self.children[i] + inner
+                inner = self._score(i - 1, i, tau, depth)
+        other = children_i + inner
         if other > best:
             best = other
         memo[key] = best
         return best
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``.
+
+    Slices are compared in C: first the longest candidates (successive
+    stacks usually differ in their top one or two words), then by bisection.
+    """
+    high = min(len(a), len(b))
+    for length in range(high, max(high - 3, -1), -1):
+        if a[:length] == b[:length]:
+            return length
+    low, high = 0, high - 3  # a[:low] == b[:low]; the prefix is at most high long
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class _TooDeep(Exception):
+    """An item deeper than ``_MAX_DEPTH`` calls below the one being evaluated (:meth:`_Table5._evaluate`)."""
+
+    def __init__(self, item: tuple[bool, int, int, int]) -> None:
+        super().__init__(item)
+        self.item = item

@@ -123,6 +123,26 @@ def random_nonprojective(n: int, rng: random.Random) -> tuple[int, ...]:
             return tree
 
 
+def random_interval_tree(n: int, rng: random.Random) -> tuple[int, ...]:
+    """A random projective tree of any size: every subtree an interval (rejection sampling stalls past 12 words).
+
+    The words 1..n are cut into consecutive intervals, each the subtree of a
+    random word of it attached to the root; each side of that word is cut
+    again under it, and so on.
+    """
+    heads = [-1] * (n + 1)
+    todo = [(1, n, 0)]  # (first, last, head): cut first..last into subtrees under head
+    while todo:
+        first, last, head = todo.pop()
+        while first <= last:
+            end = rng.randint(first, last)
+            root = rng.randint(first, end)
+            heads[root] = head
+            todo += [(first, root - 1, root), (root + 1, end, root)]
+            first = end + 1
+    return tuple(heads)
+
+
 def word_labels(n: int) -> list[str]:
     """Distinct labels per word (so a label on the wrong word is noticed), some with ':' like UD."""
     return [""] + [f"l{i}" if i % 2 else f"x:{i}" for i in range(1, n + 1)]

@@ -111,7 +111,7 @@ def test_tables_too_large_are_refused_and_counted(inputs):
     """The cubic algorithm (a non-projective tree) and the optimal DP would need GBs: refused before allocating."""
     annotate = runner.invoke(app, ["annotate", str(inputs["random"]), "--system", "arc-standard"])
     assert annotate.exit_code == 0, annotate.stderr
-    assert "1 sentence skipped: the cubic algorithm's tables for 10001 words would take" in annotate.stderr
+    assert "1 sentence skipped: the cubic algorithm's tables for 10000 buffer words would take" in annotate.stderr
     project = runner.invoke(app, ["projectivize", str(inputs["random"]), "--on-timeout", "skip",
                                   "--max-seconds", "60"])
     assert project.exit_code == 0 and project.stdout == ""

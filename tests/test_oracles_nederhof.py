@@ -13,13 +13,15 @@ import random
 import pytest
 
 from conftest import shared_path
-from oracle_trees import all_trees, bf_projective, random_nonprojective, random_tree, word_labels
+from oracle_trees import all_trees, bf_projective, random_interval_tree, random_nonprojective, random_tree, word_labels
 from treetool.oracles import ExactOracle, get_system
 from treetool.oracles.dynamic import exploring_walk
 from treetool.oracles.nederhof import STRATEGIES, NederhofOracle, StrategyRestriction
 from test_oracles_dynamic import all_configurations, random_projective
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank
+import treetool.oracles.nederhof as nederhof
+from nederhof_reference import reference_score
 
 SYSTEM = get_system("arc-standard")
 
@@ -164,6 +166,115 @@ def test_static_path_costs_nothing_on_long_projective_sentences():
         for action in SYSTEM.static_oracle(heads, labels):
             assert oracle.costs(config)[action] == 0
             config = SYSTEM.apply(config, action)
+
+
+# --------------------------------------------------------------------------
+# the fast implementations against the plain ones (chart, kept items, restarts)
+# --------------------------------------------------------------------------
+
+
+def table2_scores(tree, strategy, config):
+    """σ of each successor by the Table 2 transcription (tests/nederhof_reference.py), with §4's bans.
+
+    After SH the old top takes no more left children (left-before-right,
+    strict); after LA (s1 <- s0) s0 no more right children
+    (right-before-left); strict bans left children of every stack word below
+    the new top, and after RA of the new top s1 too.
+    """
+    stack, buffer = list(config.stack), list(config.buffer)
+    strict = strategy == "strict"
+    out = {}
+    if buffer:
+        banned = set(stack) if strict else set(stack[-1:]) if strategy == "left-before-right" else set()
+        out["SH"] = reference_score(stack + buffer, len(stack), tree, frozenset(banned))
+    if len(stack) > 1:
+        s1, s0 = stack[-2], stack[-1]
+        if s1 != 0:
+            after = stack[:-2] + [s0]
+            no_left = frozenset(stack[:-2]) if strict else frozenset()
+            no_right = frozenset([s0]) if strategy == "right-before-left" else frozenset()
+            out["LA"] = (tree[s1] == s0) + reference_score(after + buffer, len(after) - 1, tree, no_left, no_right)
+        after = stack[:-1]
+        no_left = frozenset(after) if strict else frozenset()
+        out["RA"] = (tree[s0] == s1) + reference_score(after + buffer, len(after) - 1, tree, no_left)
+    return out
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_cubic_chart_equals_table2_on_every_configuration_of_walks(strategy):
+    """The chart (oracles/nederhof_cubic.py) = Table 2 as the paper states it, one oracle kept along each walk.
+
+    Non-projective trees of 7 to 13 words (the cubic algorithm), and projective
+    ones with the whole buffer (``reduce_critical=False``) and with §5's
+    critical words (a chart per buffer), walked with errors.
+    """
+    rng = random.Random(11)
+    trees = [random_nonprojective(n, rng) for n in range(7, 14)]
+    trees += [random_interval_tree(n, rng) for n in (9, 12)]
+    for tree in trees:
+        options = [{"algorithm": "cubic"}] + ([{"algorithm": "cubic", "reduce_critical": False}]
+                                             if bf_projective(tree) else [])
+        for option in options:
+            oracle = NederhofOracle(tree, strategy=strategy, **option)
+            for config, _ in exploring_walk(SYSTEM, oracle, len(tree) - 1, rng, 0.3):
+                assert oracle.scores(config) == table2_scores(tree, strategy, config), (tree, option, config)
+
+
+def _walk_configurations(tree, rng, error_rate=0.3):
+    exact = NederhofOracle(tree)
+    return [config for config, _ in exploring_walk(SYSTEM, exact, len(tree) - 1, rng, error_rate)]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_kept_items_equal_a_fresh_oracle_per_configuration(strategy):
+    """One oracle asked along a walk, and asked in a shuffled order, = a new oracle for each configuration.
+
+    The chart, x's tables and Table 5's items are kept between calls; a new
+    oracle per configuration has nothing kept, so a stale value shows.
+    """
+    rng = random.Random(12)
+    trees = [random_interval_tree(n, rng) for n in (8, 11, 14, 17)] + [random_nonprojective(n, rng) for n in (8, 11)]
+    for tree in trees:
+        for algorithm in algorithms(tree):
+            configs = _walk_configurations(tree, rng)
+            fresh = [NederhofOracle(tree, algorithm=algorithm, strategy=strategy).costs(c) for c in configs]
+            kept = NederhofOracle(tree, algorithm=algorithm, strategy=strategy)
+            assert [kept.costs(c) for c in configs] == fresh, (tree, algorithm)
+            order = list(range(len(configs)))
+            rng.shuffle(order)
+            shuffled = NederhofOracle(tree, algorithm=algorithm, strategy=strategy)
+            assert all(shuffled.costs(configs[i]) == fresh[i] for i in order), (tree, algorithm)
+
+
+def test_kept_items_on_real_sentences():
+    """As above on EWT sentences of 15 to 40 words, linear and quadratic (Table 5 kept per buffer), deeper stacks."""
+    rng = random.Random(13)
+    sentences = _real("UD_English-EWT", "en_ewt-ud-dev.conllu", 40, max_words=40, min_words=15)
+    sentences = [heads for heads, _ in sentences if bf_projective(heads)][:8]
+    for heads in sentences:
+        configs = _walk_configurations(heads, rng, error_rate=0.2)
+        for algorithm in ("linear", "quadratic"):
+            kept = NederhofOracle(heads, algorithm=algorithm)
+            for config in configs:
+                assert kept.costs(config) == NederhofOracle(heads, algorithm=algorithm).costs(config), config
+
+
+def test_restarts_of_deep_recursions_change_nothing(monkeypatch):
+    """Table 5's items restart from the deepest one past ``_MAX_DEPTH`` nested calls: with a depth of 2 they
+    restart all the time, and every score is the one of the plain recursion (a depth no stack here reaches)."""
+    rng = random.Random(14)
+    cases = []
+    for n in (20, 30):
+        tree = random_interval_tree(n, rng)
+        configs = _walk_configurations(tree, rng, error_rate=0.4)
+        configs += [SYSTEM.run(["SH"] * k, n) for k in (n // 2, n)]
+        for algorithm in ("linear", "quadratic"):
+            cases.append((tree, algorithm, configs, [NederhofOracle(tree, algorithm=algorithm).scores(c)
+                                                     for c in configs]))
+    monkeypatch.setattr(nederhof, "_MAX_DEPTH", 2)
+    for tree, algorithm, configs, expected in cases:
+        oracle = NederhofOracle(tree, algorithm=algorithm)
+        assert [oracle.scores(c) for c in configs] == expected, (tree, algorithm)
 
 
 def test_auto_and_refusals():
