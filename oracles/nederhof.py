@@ -19,7 +19,7 @@ Algorithms (``algorithm=``):
   Satta style, split heads) run for the grammar of Table 4 over the stack
   and the buffer of the configuration after a; any gold tree. The items
   within the buffer come from one chart per sentence, the rest are vectors
-  over the buffer (:mod:`treetool.oracles.nederhof_cubic`). On a
+  over the buffer (:mod:`treetool.oracles.buffer_chart`). On a
   projective gold tree the buffer is first reduced to its critical nodes
   (§5, properties (1)-(3)): the non-critical words get their gold heads and
   are counted without entering the cubic part (the paper's "Section 4
@@ -64,7 +64,7 @@ from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
 
 if TYPE_CHECKING:
-    from .nederhof_cubic import BufferChart
+    from .buffer_chart import BufferChart
 
 __all__ = [
     "ALGORITHMS",
@@ -173,10 +173,10 @@ def tabular_score(
     into the root and for the arcs the strategy forbids: a left child of a
     word in ``no_left``, a right child of one in ``no_right`` (stack words
     only: the strategies restrict nothing else). O(N^3) for N =
-    ``len(words) - 1``, computed as :mod:`treetool.oracles.nederhof_cubic`
+    ``len(words) - 1``, computed as :mod:`treetool.oracles.buffer_chart`
     arranges it; ``budget.check()`` between blocks of work.
     """
-    from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
+    from .buffer_chart import BufferChart  # not at the top: numpy, which other commands skip
 
     if (no_left | no_right) & set(words[top + 1 :]):
         raise ValueError("no_left and no_right may hold stack words only")
@@ -213,7 +213,7 @@ class NederhofOracle(CostVectors):
     the algorithms: ``check()`` raises ``SentenceTimeout`` when it is
     spent. The oracle serves one sentence and keeps what later calls can
     reuse (§7): the cubic algorithm's chart of the buffer words and the
-    top's rows (:mod:`treetool.oracles.nederhof_cubic`), and Table 5's items
+    top's rows (:mod:`treetool.oracles.buffer_chart`), and Table 5's items
     per buffer (:class:`_Table5`), each valid for any configuration, so any
     configuration may still be asked, in any order; a walk, whose
     configurations share most of their stack and buffer, asks them in the
@@ -322,7 +322,7 @@ class NederhofOracle(CostVectors):
         buffer's first word, so there is one chart per first word, as
         :meth:`_buffer_side` keeps one set of critical words.
         """
-        from .nederhof_cubic import BufferChart  # not at the top: numpy, which other commands skip
+        from .buffer_chart import BufferChart  # not at the top: numpy, which other commands skip
 
         chart = self._charts.get(first)
         if chart is None:

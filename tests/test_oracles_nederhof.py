@@ -21,7 +21,7 @@ from test_oracles_dynamic import all_configurations, random_projective
 from treetool.budget import Budget, SentenceTimeout
 from treetool.treebank import read_treebank
 import treetool.oracles.nederhof as nederhof
-from nederhof_reference import reference_score
+from reference_nederhof import reference_score
 
 SYSTEM = get_system("arc-standard")
 
@@ -174,7 +174,7 @@ def test_static_path_costs_nothing_on_long_projective_sentences():
 
 
 def table2_scores(tree, strategy, config):
-    """σ of each successor by the Table 2 transcription (tests/nederhof_reference.py), with §4's bans.
+    """σ of each successor by the Table 2 transcription (tests/reference_nederhof.py), with §4's bans.
 
     After SH the old top takes no more left children (left-before-right,
     strict); after LA (s1 <- s0) s0 no more right children
@@ -202,7 +202,7 @@ def table2_scores(tree, strategy, config):
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_cubic_chart_equals_table2_on_every_configuration_of_walks(strategy):
-    """The chart (oracles/nederhof_cubic.py) = Table 2 as the paper states it, one oracle kept along each walk.
+    """The chart (oracles/buffer_chart.py) = Table 2 as the paper states it, one oracle kept along each walk.
 
     Non-projective trees of 7 to 13 words (the cubic algorithm), and projective
     ones with the whole buffer (``reduce_critical=False``) and with §5's

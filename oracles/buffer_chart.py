@@ -23,7 +23,7 @@ are computed when:
   and forests that use gold children of the head are put together from
   three more chart tables (:meth:`BufferChart.forest_under`).
 
-The item names follow tests/nederhof_reference.py (Table 2 as the paper
+The item names follow tests/reference_nederhof.py (Table 2 as the paper
 states it): ``right[h][j]`` is h with its right children over h..j,
 ``left[h][i]`` h with its left children over i..h; both mean "with some
 child" (state 1) except on the diagonal. Values are numbers of gold arcs;
