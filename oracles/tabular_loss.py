@@ -82,7 +82,7 @@ are built:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
@@ -97,6 +97,7 @@ _SHIFT, _LA, _RA, _LA2, _RA2 = FIRST_ACTIONS
 _NONE = None  # tag of the one item that ends exactly in c (no transition after c yet)
 ANY_FIRST = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
 _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1)
+_GREEDY_MEMO_SIZE = 1 << 15  # shift points of greedy completions remembered per sentence (TabularLoss._greedy_wrong_arcs)
 
 
 class TabularLoss:
@@ -115,6 +116,8 @@ class TabularLoss:
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
         self._crossing: list[int] | None = None
+        self._greedy_memo: dict[tuple, int] = {}
+        self._pending: dict[int, list[int]] = {}
 
     # ------------------------------------------------------------------ §5.2
     def reduced_buffer(self, stack: Sequence[int], b0: int) -> list[int]:
@@ -327,24 +330,61 @@ class TabularLoss:
         return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
             sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
-    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
-        """An upper bound on the future loss of (stack, b0..n), O(n) each: the best of a few greedy computations.
+    def orphans_after_reduction(self, orphans: int, live: set[int], b0: int, dep: int) -> int:
+        """:meth:`orphans` of (stack, b0..n) once ``dep`` is reduced, from their number before, in O(degree of dep).
 
-        The canonical greedy alone (Cohen et al. 2012) was loose by 1-7 arcs on
-        the underivable Greek-GDT sentences of issue 11, and each arc of slack
-        costs the branch and bound one more table (module doc). The variants
-        of :meth:`_greedy_wrong_arcs`: without and with ``buried``, then (up
-        to 4, nearest b0 first) each sacrificing one unattached word of a
-        crossing gold arc, until one reaches ``floor`` (a lower bound).
+        ``live``: the words on the stack. A shift makes no orphan and unmakes
+        none (b0's gold dependents in the buffer find their head on the
+        stack); a reduction takes ``dep`` out (one orphan less if it was one)
+        and orphans its gold dependents still on the stack or in the buffer.
         """
-        best = min(self._greedy_wrong_arcs(stack, b0, False), self._greedy_wrong_arcs(stack, b0, True))
-        if best > floor:
-            live = set(stack)
-            candidates = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
-            for _, x in candidates[:4]:
-                best = min(best, self._greedy_wrong_arcs(stack, b0, True, x))
-                if best <= floor:
-                    break
+        children = self.children[dep]
+        made = len(children) - bisect_left(children, b0) + sum(1 for x in children if x in live)
+        head = self.heads[dep]
+        return orphans + made - (head < b0 and head not in live)
+
+    def canonical_future(self, stack: Sequence[int], b0: int) -> int:
+        """Wrong arcs of the canonical completion of (stack, b0..n) (:meth:`_greedy_wrong_arcs`, no variant).
+
+        Exact where it matters most: the future loss equals :meth:`orphans`
+        exactly when this does. If some completion gives every non-orphan
+        word its gold head, the canonical one does: it builds gold arcs as
+        soon as their dependent is complete and gives a complete orphan a
+        wrong head as soon as it is within reach (Cohen et al. 2012, §4.1:
+        the canonical computation is complete, by exchanging reductions in
+        any computation, here the computations from a configuration in which
+        the orphans' arcs are free). Checked against exhaustive search on
+        every configuration of every tree of up to 6 words
+        (tests/test_oracles_attardi2.py). So orphans + [this > orphans] is a
+        lower bound, one more than the orphans alone when the canonical
+        completion fails.
+        """
+        return self._greedy_wrong_arcs(stack, b0)
+
+    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
+        """An upper bound on the future loss of (stack, b0..n): the best of a few greedy completions, down to ``floor``.
+
+        The canonical completion alone (Cohen et al. 2012) was loose by 1-7
+        arcs on the underivable Greek-GDT sentences of issue 11, and after
+        an exploring error (a shift that buries a complete word) by up to 10
+        on English-EWT; each arc of slack costs the branch and bound one more
+        table (module doc). The variants of :meth:`_greedy_wrong_arcs`, in
+        this order until one reaches ``floor`` (a lower bound): canonical;
+        sacrificing s0, s1 or s2 (a buried word); ``buried``; then (up to 4,
+        nearest b0 first) with ``buried``, sacrificing one unattached word of
+        a crossing gold arc.
+        """
+        best = self._greedy_wrong_arcs(stack, b0)
+        if best <= floor:
+            return best
+        live = set(stack)
+        crossing = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
+        variants = [(False, x) for x in reversed(stack[-3:]) if x]
+        variants += [(True, -1)] + [(True, x) for _, x in crossing[:4]]
+        for buried, sacrifice in variants:
+            best = min(best, self._greedy_wrong_arcs(stack, b0, buried, sacrifice))
+            if best <= floor:
+                break
         return best
 
     def _crossing_words(self) -> list[int]:
@@ -363,70 +403,98 @@ class TabularLoss:
                     self._crossing.append(d)
         return self._crossing
 
-    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool, sacrifice: int = -1) -> int:
-        """Wrong arcs of one computation from (stack, b0..n), O(n).
+    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool = False, sacrifice: int = -1) -> int:
+        """Wrong arcs of one computation from (stack, b0..n), O(n) at most, far less along a walk (memoised).
 
         Reduce when a reduction builds a gold arc whose dependent has no gold
         dependent left on the stack or buffer (Cohen et al. 2012's canonical
         choice). Else give a wrong head now to a complete word of s0..s2 whose
-        gold head is gone (reduced): it can only block the stack, and left
-        there until the buffer is empty it makes the words above it wrong too.
-        With ``buried``, likewise to a complete s0 whose gold head is below
-        s2 (waiting for the words between to go may bury the rest of the
-        sentence under it), and to ``sacrifice`` when it is a complete s0
-        whose gold head is still in the buffer (of two crossing arcs beyond
-        degree 2, one word must lose). Else shift; else attach s0 to s1.
+        gold head is gone (reduced), or that is ``sacrifice`` (of two
+        crossing gold arcs beyond degree 2, or a word buried by a shift, one
+        word must lose): left there until the buffer is empty it makes the
+        words above it wrong too. With ``buried``, likewise to a complete s0
+        whose gold head is below s2 (waiting for the words between to go may
+        bury the rest of the sentence under it). Else shift; else attach s0 to s1.
+
+        The computation is a function of the configuration and the variant,
+        so the wrong arcs still to come from each configuration where it
+        shifts are memoised per sentence: the completions of the successors
+        of one configuration, and of the next configuration of a walk, join
+        one another after a few steps. ``sacrifice`` once reduced no longer
+        distinguishes the variant.
         """
-        heads, n = self.heads, self.n
+        heads, n, memo = self.heads, self.n, self._greedy_memo
+        if len(memo) > _GREEDY_MEMO_SIZE:
+            memo.clear()
         check = self.budget.check
         stack = list(stack)
-        on_stack = [False] * (n + 2)  # index -1 (the root's head) stays False
-        pending = [0] * (n + 1)
+        live = set(stack)
+        pending = self._pending_in_buffer(b0).copy()  # per word: gold dependents still on the stack or in the buffer
         for x in stack:
-            on_stack[x] = True
-            pending[heads[x]] += x > 0
-        for x in range(b0, n + 1):
-            pending[heads[x]] += 1
-        wrong = 0
-        steps = 0
+            pending[heads[x]] += 1  # the root's head -1 is the last entry, never read
+        variant = (buried, sacrifice)
+        path: list[tuple[tuple, int]] = []  # (shift point, wrong arcs before it)
+        wrong = steps = 0
         while True:
             steps += 1
             if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
                 check()
             top = len(stack) - 1
-            dep = None
+            pos = -1  # the position of the word reduced, if any
             if top:
-                s0 = stack[top]
-                for pos in range(top - 1, max(top - 2, 0) - 1, -1):  # s1, s2: degree 2
-                    x = stack[pos]
-                    if heads[s0] == x and not pending[s0]:
-                        dep = stack.pop()
-                        break
-                    if heads[x] == s0 and not pending[x] and x:
-                        dep = stack.pop(pos)
-                        break
-                else:
-                    for pos in range(top, max(top - 2, 1) - 1, -1):  # s0, s1, s2 (not the root)
-                        x = stack[pos]
+                s0, s1 = stack[top], stack[top - 1]
+                head, done = heads[s0], not pending[s0]
+                if done and head == s1 or s1 and heads[s1] == s0 and not pending[s1]:  # RA, LA
+                    pos = top if head == s1 else top - 1
+                elif top > 1:
+                    s2 = stack[top - 2]
+                    if done and head == s2 or s2 and heads[s2] == s0 and not pending[s2]:  # RA2, LA2
+                        pos = top if head == s2 else top - 2
+                if pos < 0:
+                    for at in range(top, top - 3 if top > 2 else 0, -1):  # s0, s1, s2 (not the root)
+                        x = stack[at]
                         h = heads[x]
-                        if not pending[x] and (h < b0 and not on_stack[h] or pos == top and (
-                                buried and on_stack[h] and h != stack[top - 1] and (top < 2 or h != stack[top - 2])
-                                or x == sacrifice and h >= b0)):
-                            dep = stack.pop(pos)
+                        if not pending[x] and (h < b0 and h not in live or x == sacrifice
+                                               or at == top and buried and h in live):
+                            pos = at
                             wrong += 1
                             break
-            if dep is None:
+            if pos < 0:
                 if b0 <= n:
+                    point = (variant, tuple(stack), b0)
+                    known = memo.get(point)
+                    if known is not None:
+                        wrong += known
+                        break
+                    path.append((point, wrong))
                     stack.append(b0)
-                    on_stack[b0] = True
+                    live.add(b0)
                     b0 += 1
                     continue
                 if not top:
-                    return wrong
-                dep = stack.pop()
-                wrong += heads[dep] != stack[-1]
-            on_stack[dep] = False
+                    break
+                pos = top
+                wrong += heads[stack[top]] != stack[top - 1]
+            dep = stack.pop(pos)
+            live.discard(dep)
             pending[heads[dep]] -= 1
+            if dep == sacrifice:
+                variant = (buried, -1)
+        for point, before in path:
+            memo[point] = wrong - before
+        return wrong
+
+    def _pending_in_buffer(self, b0: int) -> list[int]:
+        """Per word (and one more entry for the root's head -1): its gold dependents in b0..n; kept for a few b0."""
+        known = self._pending.get(b0)
+        if known is None:
+            if len(self._pending) > 64:
+                self._pending.clear()
+            known = [0] * (self.n + 2)
+            for x in range(b0, self.n + 1):
+                known[self.heads[x]] += 1
+            self._pending[b0] = known
+        return known
 
     def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
         """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``.
@@ -658,51 +726,68 @@ class AttardiDegree2Oracle:
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
-        reduced = loss.reduced_buffer(stack, b0)
         orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
         floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
+        live = set(stack)
         answers: dict[str, int] = {}
         open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
         names: dict[str, Action] = {}
+        reduced: list[int] | None = None  # c's reduced buffer, once a table needs it
         successors = self._successors(stack, b0)
-        for kind, name, after_stack, after_b0, arc in successors:
+        for kind, name, after_stack, after_b0, arc, dep in successors:
             names[kind] = name
             known = self._future.get((after_stack, after_b0))
             if known is not None:
                 answers[kind] = arc + known
                 continue
-            after_orphans = loss.orphans(after_stack, after_b0)
-            low = max(arc + after_orphans, floor)
+            after_orphans = loss.orphans_after_reduction(orphans, live, b0, dep) if dep else orphans
+            canonical = loss.canonical_future(after_stack, after_b0)
+            low = max(arc + after_orphans + (canonical > after_orphans), floor)  # TabularLoss.canonical_future
+            if arc + canonical <= low:
+                answers[kind] = low
+                continue
             high = arc + loss.greedy_future(after_stack, after_b0, low - arc)
             if low == high:
                 answers[kind] = low
-            elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
+                continue
+            if reduced is None:
+                reduced = loss.reduced_buffer(stack, b0)
+            if after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
                 open_[kind] = [low, high]
             else:
                 answers[kind] = arc + self._future_of(after_stack, after_b0, low - arc, high - arc)
-        gamma = list(stack) + reduced
-        while open_:  # iterative deepening: each table asks "exactly `low`?", which prunes the most
-            found = loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
+        if open_:
+            self._share_table(stack, list(stack) + reduced, orphans, open_, answers)
+        if not answers:
+            return {}
+        for kind, _, after_stack, after_b0, arc, _ in successors:
+            self._remember((after_stack, after_b0), answers[kind] - arc)
+        best = min(answers.values())
+        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
+
+    def _share_table(self, stack: tuple[int, ...], gamma: list[int], orphans: int, open_: dict[str, list[int]],
+                     answers: dict[str, int]) -> None:
+        """The values of the ``open_`` actions ``kind -> [low, high]`` from c's tagged table, into ``answers``.
+
+        Iterative deepening: each table asks "exactly ``low``?", which prunes the most.
+        """
+        while open_:
+            found = self.loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
             for kind in list(open_):
                 bounds = open_[kind]
                 bounds[0] += kind not in found
                 if kind in found or bounds[0] == bounds[1]:
                     answers[kind] = bounds[0]
                     del open_[kind]
-        if not answers:
-            return {}
-        for kind, _, after_stack, after_b0, arc in successors:
-            self._remember((after_stack, after_b0), answers[kind] - arc)
-        best = min(answers.values())
-        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
 
-    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int]]:
-        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1)."""
+    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int, int]]:
+        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1,
+        the word it attaches or 0)."""
         loss = self.loss
         gold = loss.heads
         out = []
         if b0 <= loss.n:
-            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0))
+            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0, 0))
         top = len(stack) - 1
         for k, (left, right) in ((1, (_LA, _RA)), (2, (_LA2, _RA2))):
             if top < k:
@@ -712,7 +797,7 @@ class AttardiDegree2Oracle:
                                                  (right, below, stack[-1], stack[:-1])):
                 if dep:
                     name = kind if self.labels is None else f"{kind}({self.labels[dep]})"
-                    out.append((kind, name, after_stack, b0, int(gold[dep] != head)))
+                    out.append((kind, name, after_stack, b0, int(gold[dep] != head), dep))
         return out
 
     def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
