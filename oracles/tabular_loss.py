@@ -44,12 +44,20 @@ too slow on Greek-GDT (issue 11). The tables below compute the same minima
 are built:
 
 * Each action's value loss(a(c)) + δ(a) is first pinned between a lower
-  bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
-  was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
-  is a successor seen before (no action goes below it), and an upper bound
-  (δ(a) plus the best of a few greedy completions,
-  :meth:`TabularLoss.greedy_future`). When
-  they meet, no table is built; on Greek-GDT that settles most actions.
+  bound and an upper bound. Lower: δ(a) plus the *orphans* of a(c)
+  (unattached words whose gold head was already reduced;
+  :meth:`TabularLoss.orphans`), plus one when the canonical completion of
+  a(c) gives some other word a wrong head (it then has no completion
+  without one: :meth:`TabularLoss.canonical_future`); and the loss of c
+  when c is a successor seen before (no action goes below it). Upper: δ(a)
+  plus the best of a few greedy completions
+  (:meth:`TabularLoss.greedy_future`). When they meet, no table is built;
+  along exploring walks over English-EWT that settles 99% of the actions.
+  The greedy completions are memoised per sentence on the configurations
+  they pass (:meth:`TabularLoss._greedy_wrong_arcs`), and the successors'
+  orphans are counted from c's (:meth:`TabularLoss.orphans_after_reduction`),
+  so an action settled by its bounds costs a few dictionary look-ups along a
+  walk, not O(n).
 * The other actions share c's table: each item that contains c is tagged
   with the first transition taken after c, so min over the items with tag a
   is loss(a(c)) + δ(a), when the reduced buffer of c is also a(c)'s and a
@@ -409,21 +417,29 @@ class TabularLoss:
         Reduce when a reduction builds a gold arc whose dependent has no gold
         dependent left on the stack or buffer (Cohen et al. 2012's canonical
         choice). Else give a wrong head now to a complete word of s0..s2 whose
-        gold head is gone (reduced), or that is ``sacrifice`` (of two
-        crossing gold arcs beyond degree 2, or a word buried by a shift, one
-        word must lose): left there until the buffer is empty it makes the
-        words above it wrong too. With ``buried``, likewise to a complete s0
-        whose gold head is below s2 (waiting for the words between to go may
-        bury the rest of the sentence under it). Else shift; else attach s0 to s1.
+        gold head is gone (reduced), or that is ``sacrifice``: left there
+        until the buffer is empty it makes the words above it wrong too. With
+        ``buried``, likewise to a complete s0 whose gold head is below s2
+        (waiting for the words between to go may bury the rest of the
+        sentence under it). Else shift; else attach s0 to s1. ``sacrifice``
+        (of two crossing gold arcs beyond degree 2, or a word buried by a
+        shift, one word must lose) is treated as an orphan from the start:
+        its gold head does not wait for it either.
 
         The computation is a function of the configuration and the variant,
-        so the wrong arcs still to come from each configuration where it
-        shifts are memoised per sentence: the completions of the successors
-        of one configuration, and of the next configuration of a walk, join
-        one another after a few steps. ``sacrifice`` once reduced no longer
+        so the wrong arcs still to come from every configuration it passes
+        are memoised per sentence: the completions of the successors of one
+        configuration, and of the next configuration of a walk, join one
+        another after a few steps (a successor on the path of an earlier
+        completion costs one look-up). ``sacrifice`` once reduced no longer
         distinguishes the variant.
         """
         heads, n, memo = self.heads, self.n, self._greedy_memo
+        variant = (buried, sacrifice)
+        point = (variant, tuple(stack), b0)
+        known = memo.get(point)
+        if known is not None:
+            return known
         if len(memo) > _GREEDY_MEMO_SIZE:
             memo.clear()
         check = self.budget.check
@@ -432,13 +448,21 @@ class TabularLoss:
         pending = self._pending_in_buffer(b0).copy()  # per word: gold dependents still on the stack or in the buffer
         for x in stack:
             pending[heads[x]] += 1  # the root's head -1 is the last entry, never read
-        variant = (buried, sacrifice)
-        path: list[tuple[tuple, int]] = []  # (shift point, wrong arcs before it)
+        if sacrifice >= 0:
+            pending[heads[sacrifice]] -= 1  # its head need not wait for it
+        path: list[tuple[tuple, int]] = []  # (configuration, wrong arcs before it)
         wrong = steps = 0
         while True:
             steps += 1
             if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
                 check()
+            if steps > 1:
+                point = (variant, tuple(stack), b0)
+                known = memo.get(point)
+                if known is not None:
+                    wrong += known
+                    break
+            path.append((point, wrong))
             top = len(stack) - 1
             pos = -1  # the position of the word reduced, if any
             if top:
@@ -461,12 +485,6 @@ class TabularLoss:
                             break
             if pos < 0:
                 if b0 <= n:
-                    point = (variant, tuple(stack), b0)
-                    known = memo.get(point)
-                    if known is not None:
-                        wrong += known
-                        break
-                    path.append((point, wrong))
                     stack.append(b0)
                     live.add(b0)
                     b0 += 1
@@ -477,9 +495,10 @@ class TabularLoss:
                 wrong += heads[stack[top]] != stack[top - 1]
             dep = stack.pop(pos)
             live.discard(dep)
-            pending[heads[dep]] -= 1
             if dep == sacrifice:
                 variant = (buried, -1)
+            else:
+                pending[heads[dep]] -= 1
         for point, before in path:
             memo[point] = wrong - before
         return wrong
