@@ -289,11 +289,17 @@ class TabularLoss:
         heads with the orphans' replaced by -3, which matches nothing.
         """
         self._gamma = gamma = tuple(gamma)
-        inside = set(gamma)
+        at = {x: p for p, x in enumerate(gamma)}
         self._gh = gh = list(self._up)
         self._free = free = [0] * len(gh)
-        for x in gamma:
-            if x and gh[x] not in inside:
+        self._head_at = head_at = [-1] * len(gamma)  # per position of γ: its gold head's, -1 for an orphan or the root
+        self._children_at: list[list[int]] = [[] for _ in gamma]  # per position: its gold dependents' in γ
+        for p, x in enumerate(gamma):
+            h = gh[x]
+            if h in at:
+                head_at[p] = at[h]
+                self._children_at[at[h]].append(p)
+            elif x:
                 gh[x], free[x] = -3, 1
         self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
 
@@ -313,21 +319,19 @@ class TabularLoss:
         of value v > limit + slack is dropped whatever it reduces to: the
         table does not form such pairs.
         """
-        gamma, gh = self._gamma, self._gh
-        outside = set(gamma[:max(i - 1, 0)])
-        outside.update(gamma[j:])
+        gamma, head_at, children_at = self._gamma, self._head_at, self._children_at
+        first = i - 1 if i else 0  # γ[first:j]: the nodes of the item, reduced but for h2 and h3
         base = 0
-        headed: dict[int, int] = {}
-        for x in outside:
-            h = gh[x]
-            if h >= 0 and h not in outside:
-                base += 1
-                headed[h] = headed.get(h, 0) + 1
         adj = {_BOTTOM: 0}
         most = [0, 0]
-        for h in gamma[max(i - 1, 0):j]:
-            adj[h] = (gh[h] >= 0 and gh[h] not in outside) - headed.get(h, 0)
-            most.append(headed.get(h, 0))
+        for p in range(first, j):
+            headed = 0  # live nodes outside whose gold head is γ[p]
+            for c in children_at[p]:
+                if c < first or c >= j:
+                    headed += 1
+            base += headed
+            adj[gamma[p]] = (first <= head_at[p] < j) - headed
+            most.append(headed)
         most.sort()
         return base, adj, most[-1] + most[-2]
 
@@ -450,19 +454,10 @@ class TabularLoss:
             pending[heads[x]] += 1  # the root's head -1 is the last entry, never read
         if sacrifice >= 0:
             pending[heads[sacrifice]] -= 1  # its head need not wait for it
-        path: list[tuple[tuple, int]] = []  # (configuration, wrong arcs before it)
+        path = [(point, 0)]  # (configuration, wrong arcs before it)
+        add = path.append
         wrong = steps = 0
         while True:
-            steps += 1
-            if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
-                check()
-            if steps > 1:
-                point = (variant, tuple(stack), b0)
-                known = memo.get(point)
-                if known is not None:
-                    wrong += known
-                    break
-            path.append((point, wrong))
             top = len(stack) - 1
             pos = -1  # the position of the word reduced, if any
             if top:
@@ -477,28 +472,37 @@ class TabularLoss:
                 if pos < 0:
                     for at in range(top, top - 3 if top > 2 else 0, -1):  # s0, s1, s2 (not the root)
                         x = stack[at]
-                        h = heads[x]
-                        if not pending[x] and (h < b0 and h not in live or x == sacrifice
-                                               or at == top and buried and h in live):
-                            pos = at
-                            wrong += 1
-                            break
-            if pos < 0:
-                if b0 <= n:
-                    stack.append(b0)
-                    live.add(b0)
-                    b0 += 1
-                    continue
-                if not top:
-                    break
-                pos = top
-                wrong += heads[stack[top]] != stack[top - 1]
-            dep = stack.pop(pos)
-            live.discard(dep)
-            if dep == sacrifice:
-                variant = (buried, -1)
+                        if not pending[x]:
+                            h = heads[x]
+                            if h < b0 and h not in live or x == sacrifice or at == top and buried and h in live:
+                                pos = at
+                                wrong += 1
+                                break
+            if pos < 0 and b0 <= n:
+                stack.append(b0)
+                live.add(b0)
+                b0 += 1
+            elif pos >= 0 or top:
+                if pos < 0:  # the buffer is empty: s1 -> s0
+                    pos = top
+                    wrong += heads[s0] != s1
+                dep = stack.pop(pos)
+                live.discard(dep)
+                if dep == sacrifice:
+                    variant = (buried, -1)
+                else:
+                    pending[heads[dep]] -= 1
             else:
-                pending[heads[dep]] -= 1
+                break
+            steps += 1
+            if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
+                check()
+            point = (variant, tuple(stack), b0)
+            known = memo.get(point)
+            if known is not None:
+                wrong += known
+                break
+            add((point, wrong))
         for point, before in path:
             memo[point] = wrong - before
         return wrong
@@ -729,7 +733,11 @@ class AttardiDegree2Oracle:
                  budget: Any = None) -> None:
         self.loss = TabularLoss(gold_heads, budget)
         self.labels = None if gold_labels is None else list(gold_labels)
+        words = range(self.loss.n + 1)
+        self._names = {kind: [kind if gold_labels is None else f"{kind}({gold_labels[d]})" for d in words]
+                       for kind in FIRST_ACTIONS}  # per arc action, per word it attaches: its key in the costs
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
+        self._orphans: dict[tuple[tuple[int, ...], int], int] = {}  # of the last configuration's successors
         self._last: tuple[Configuration | None, dict[Action, int]] = (None, {})
 
     def costs(self, config: Configuration) -> dict[Action, int]:
@@ -745,9 +753,12 @@ class AttardiDegree2Oracle:
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
-        orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
+        orphans = self._orphans.get((stack, b0))  # the tables leave them out (TabularLoss._set_gamma)
+        if orphans is None:
+            orphans = loss.orphans(stack, b0)
         floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
         live = set(stack)
+        self._orphans = successors_orphans = {}
         answers: dict[str, int] = {}
         open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
         names: dict[str, Action] = {}
@@ -755,11 +766,12 @@ class AttardiDegree2Oracle:
         successors = self._successors(stack, b0)
         for kind, name, after_stack, after_b0, arc, dep in successors:
             names[kind] = name
+            after_orphans = loss.orphans_after_reduction(orphans, live, b0, dep) if dep else orphans
+            successors_orphans[(after_stack, after_b0)] = after_orphans
             known = self._future.get((after_stack, after_b0))
             if known is not None:
                 answers[kind] = arc + known
                 continue
-            after_orphans = loss.orphans_after_reduction(orphans, live, b0, dep) if dep else orphans
             canonical = loss.canonical_future(after_stack, after_b0)
             low = max(arc + after_orphans + (canonical > after_orphans), floor)  # TabularLoss.canonical_future
             if arc + canonical <= low:
@@ -815,8 +827,7 @@ class AttardiDegree2Oracle:
             for kind, head, dep, after_stack in ((left, stack[-1], below, stack[:-1 - k] + stack[-k:]),
                                                  (right, below, stack[-1], stack[:-1])):
                 if dep:
-                    name = kind if self.labels is None else f"{kind}({self.labels[dep]})"
-                    out.append((kind, name, after_stack, b0, int(gold[dep] != head), dep))
+                    out.append((kind, self._names[kind][dep], after_stack, b0, int(gold[dep] != head), dep))
         return out
 
     def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
@@ -849,4 +860,8 @@ class AttardiDegree2Oracle:
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
-        return [action for action, cost in self.costs(config).items() if cost == 0]
+        last, answer = self._last
+        if last is not config:
+            self.costs(config)
+            answer = self._last[1]
+        return [action for action, cost in answer.items() if cost == 0]
