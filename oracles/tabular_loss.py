@@ -832,10 +832,18 @@ class AttardiDegree2Oracle:
 
     def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
                         after_stack: tuple[int, ...]) -> bool:
-        """Whether a(c) has c's γ (so c's table, tagged with a, holds loss(a(c)) + δ(a))."""
+        """Whether c's table, tagged with a, holds loss(a(c)) + δ(a): a(c) has c's γ, or a is a shift of b0 itself.
+
+        A shift of b0 when b0 starts no fragment of c's reduced buffer: the
+        fragments after it stay bottom-up complete with b0 on the stack (b0
+        is no dependent of a node inside them, or it would belong to the
+        fragment), so c's reduced buffer less b0 is a reduction of a(c)'s
+        buffer, if a coarser or finer one than a(c)'s own (checked against
+        exhaustive search, tests/test_oracles_attardi2.py).
+        """
         loss = self.loss
         if kind == _SHIFT:
-            return reduced[0] == b0 and loss.reduced_buffer(after_stack, b0 + 1) == reduced[1:]
+            return reduced[0] == b0
         return loss.reduced_buffer(after_stack, b0) == reduced
 
     def _future_of(self, stack: tuple[int, ...], b0: int, low: int, high: int) -> int:

@@ -361,3 +361,23 @@ def test_costs_along_walks_with_one_oracle_equal_a_fresh_oracle_and_the_search()
         for config, costs in seen:
             assert kept.costs(config) == costs, (heads, config)
     assert checked > 48 * 8
+
+
+def test_a_shift_of_b0_reads_its_loss_from_the_table_of_c_when_b0_starts_no_fragment():
+    """c's table, tagged SH, gives loss(SH(c)) whenever b0 starts no fragment of c's reduced buffer, also where
+    SH(c)'s own reduced buffer differs from c's less b0 (the oracle then builds no table of SH(c)); every state of
+    every tree of up to 5 words and of random trees of 7-9, against the definition."""
+    rng = random.Random(9)
+    trees = [t for n in range(1, 6) for t in all_trees(n)]
+    trees += [random_nonprojective(n, rng) for n in (7, 8, 9) for _ in range(15)]
+    checked = 0
+    for heads in trees:
+        future, loss, n = _future_losses_by_definition(heads), TabularLoss(heads), len(heads) - 1
+        for stack, b0 in _every_state(n):
+            reduced = loss.reduced_buffer(stack, b0) if b0 <= n else None
+            if not reduced or reduced[0] != b0 or loss.reduced_buffer(stack + (b0,), b0 + 1) == reduced[1:]:
+                continue
+            found = loss.first_action_losses(stack, list(stack) + reduced, {"SH": 2 * n})
+            assert found["SH"] == future(stack + (b0,), b0 + 1) - loss.orphans(stack, b0), (heads, stack, b0)
+            checked += 1
+    assert checked > 3000
