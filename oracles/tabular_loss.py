@@ -758,7 +758,7 @@ class AttardiDegree2Oracle:
         orphans = self._orphans.get((stack, b0))  # the tables leave them out (TabularLoss._set_gamma)
         if orphans is None:
             orphans = loss.orphans(stack, b0)
-        floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
+        own = self._future.get((stack, b0))  # c's future loss when c is a successor seen before
         live = set(stack)
         self._orphans = successors_orphans = {}
         answers: dict[str, int] = {}
@@ -774,12 +774,9 @@ class AttardiDegree2Oracle:
             if known is not None:
                 answers[kind] = arc + known
                 continue
-            canonical = loss.canonical_future(after_stack, after_b0)
-            low = max(arc + after_orphans + (canonical > after_orphans), floor)  # TabularLoss.canonical_future
-            if arc + canonical <= low:
-                answers[kind] = low
-                continue
-            high = arc + loss.greedy_future(after_stack, after_b0, low - arc)
+            # a reduction's orphans less c's: the gold dependents it orphans, less its word if an orphan itself
+            made = after_orphans - orphans if dep else None
+            low, high = self._bounds(after_stack, after_b0, arc, after_orphans, own, made)
             if low == high:
                 answers[kind] = low
                 continue
@@ -797,6 +794,37 @@ class AttardiDegree2Oracle:
             self._remember((after_stack, after_b0), answers[kind] - arc)
         best = min(answers.values())
         return {name: answers[kind] - best for kind, name in names.items()}  # legal order
+
+    def _bounds(self, stack: tuple[int, ...], b0: int, arc: int, orphans: int, own: int | None,
+                made: int | None) -> tuple[int, int]:
+        """[low, high] around loss(a(c)) + δ(a), for a(c) = (stack, b0..n) with ``orphans``; ``arc`` = δ(a).
+
+        ``own``: the future loss of c if known (no action is below it).
+        ``made``: for a reduction of a word d, a(c)'s orphans less c's (d's
+        gold dependents still to attach, less one if d is an orphan). Then
+        a(c)'s future loss is at most ``own + made``: replay c's optimal
+        completion without d. Each transition acts on the same words (one
+        that reached over d reaches one less deep); the one that attaches d
+        is dropped (d's arc was wrong there if d is an orphan: one wrong arc
+        less); one that attaches a gold dependent y of d attaches y to its
+        neighbour instead (y is s0 above d: to the new s1; y is under s0 = d:
+        to the new s0 or s1), at most one more wrong arc per such y. When c
+        has no wrong arc to come but its orphans, this meets the lower bound
+        δ(a) + orphans and no completion is run.
+        """
+        loss = self.loss
+        floor = 0 if own is None else own
+        high = 1 << 30
+        if made is not None and own is not None:
+            high = arc + own + made
+            if high <= max(arc + orphans, floor):
+                return high, high
+        canonical = loss.canonical_future(stack, b0)
+        low = max(arc + orphans + (canonical > orphans), floor)  # TabularLoss.canonical_future
+        high = min(high, arc + canonical)
+        if high > low:
+            high = min(high, arc + loss.greedy_future(stack, b0, low - arc))
+        return low, high
 
     def _share_table(self, stack: tuple[int, ...], gamma: list[int], orphans: int, open_: dict[str, list[int]],
                      answers: dict[str, int]) -> None:

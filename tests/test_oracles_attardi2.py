@@ -319,7 +319,8 @@ def _every_state(n):
 def test_the_canonical_completion_meets_the_orphans_exactly_when_the_future_loss_does():
     """The lower bound of the oracle (TabularLoss.canonical_future): future loss == orphans iff the canonical
     completion's wrong arcs == orphans; every state of every tree of up to 5 words and of random trees of 7-9.
-    Also: the orphans after a reduction, counted from those before, are the orphans counted afresh."""
+    Also: the orphans after a reduction, counted from those before, are the orphans counted afresh, and the
+    reduction's future loss is at most c's plus the orphans it makes (AttardiDegree2Oracle._bounds)."""
     rng = random.Random(6)
     trees = [t for n in range(1, 6) for t in all_trees(n)]
     trees += [random_nonprojective(n, rng) for n in (7, 8, 9) for _ in range(15)]
@@ -337,7 +338,9 @@ def test_the_canonical_completion_meets_the_orphans_exactly_when_the_future_loss
                 if len(stack) > k:
                     for dep, after in ((stack[-1], stack[:-1]), (stack[-1 - k], stack[:-1 - k] + stack[-k:])):
                         if dep:
-                            assert loss.orphans_after_reduction(orphans, live, b0, dep) == loss.orphans(after, b0)
+                            made = loss.orphans_after_reduction(orphans, live, b0, dep) - orphans
+                            assert made == loss.orphans(after, b0) - orphans
+                            assert future(after, b0) <= future(stack, b0) + made, (heads, stack, b0, dep)
     assert checked > 100000 and failing > 15000
 
 
