@@ -109,7 +109,7 @@ _SHIFT, _LA, _RA, _LA2, _RA2 = FIRST_ACTIONS
 _NONE = None  # tag of the one item that ends exactly in c (no transition after c yet)
 ANY_FIRST = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
 _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1)
-_GREEDY_MEMO_SIZE = 1 << 15  # shift points of greedy completions remembered per sentence (TabularLoss._greedy_wrong_arcs)
+_GREEDY_MEMO_SIZE = 1 << 15  # configurations of greedy completions remembered per sentence (_greedy_wrong_arcs)
 
 
 class TabularLoss:
@@ -366,15 +366,17 @@ class TabularLoss:
         exactly when this does. If some completion gives every non-orphan
         word its gold head, the canonical one does: it builds gold arcs as
         soon as their dependent is complete and gives a complete orphan a
-        wrong head as soon as it is within reach (Cohen et al. 2012, §4.1:
-        the canonical computation is complete, by exchanging reductions in
-        any computation, here the computations from a configuration in which
-        the orphans' arcs are free). Checked against the definition on every
-        configuration of every tree of up to 6 words and of 3,000 random
-        non-projective trees of 7-9 words (once; the unit test in
-        tests/test_oracles_attardi2.py takes up to 5 words and a sample of
-        7-9). So orphans + [this > orphans] is a lower bound, one more than
-        the orphans alone when the canonical completion fails.
+        wrong head as soon as it is within reach (the exchange argument of
+        Cohen et al. 2012, §4.1, with the orphans' arcs free: such a
+        completion can be made to start with either step, a word it would
+        attach to the word taken out being an orphan that goes to a
+        neighbour instead; and its first reduction, if any, is one of them,
+        so when the canonical completion shifts, it can too). Checked against
+        the definition on every configuration of every tree of up to 6 words
+        and of 3,000 random non-projective trees of 7-9 words (once; the
+        unit test in tests/test_oracles_attardi2.py takes up to 5 words and
+        a sample of 7-9). So orphans + [this > orphans] is a lower bound, one
+        more than the orphans alone when the canonical completion fails.
         """
         return self._greedy_wrong_arcs(stack, b0)
 
