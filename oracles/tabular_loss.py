@@ -744,7 +744,7 @@ class AttardiDegree2Oracle:
         self.loss = TabularLoss(gold_heads, budget)
         self.labels = None if gold_labels is None else list(gold_labels)
         words = range(self.loss.n + 1)
-        self._names = {kind: [kind if gold_labels is None else f"{kind}({gold_labels[d]})" for d in words]
+        self._names = {kind: [kind if self.labels is None else f"{kind}({self.labels[d]})" for d in words]
                        for kind in FIRST_ACTIONS}  # per arc action, per word it attaches: its key in the costs
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
         self._orphans: dict[tuple[tuple[int, ...], int], int] = {}  # of the last configuration's successors
@@ -774,6 +774,8 @@ class AttardiDegree2Oracle:
         names: dict[str, Action] = {}
         reduced: list[int] | None = None  # c's reduced buffer, once a table needs it
         successors = self._successors(stack, b0)
+        if len(successors) == 1:  # the only action costs 0 whatever its loss (the first shift, the last RA)
+            return {successors[0][1]: 0}
         for kind, name, after_stack, after_b0, arc, dep in successors:
             names[kind] = name
             after_orphans = loss.orphans_after_reduction(orphans, live, b0, dep) if dep else orphans
@@ -877,7 +879,7 @@ class AttardiDegree2Oracle:
         is no dependent of a node inside them, or it would belong to the
         fragment), so c's reduced buffer less b0 is a reduction of a(c)'s
         buffer, if a coarser or finer one than a(c)'s own (checked against
-        exhaustive search, tests/test_oracles_attardi2.py).
+        the definition, tests/test_oracles_attardi2.py).
         """
         loss = self.loss
         if kind == _SHIFT:
