@@ -1,6 +1,6 @@
-"""The polynomial-time loss of Attardi's degree-2 system (Gómez-Rodríguez, Sartorio & Satta 2014, papers/000).
+"""The polynomial-time loss of Attardi's degree-2 system (Gómez-Rodríguez, Sartorio & Satta 2014).
 
-The system (papers/000 §3, Figure 1; ``treetool.oracles.attardi.Attardi(degree=2)``):
+The system (Gómez-Rodríguez et al. 2014, §3, Figure 1; ``treetool.oracles.attardi.Attardi(degree=2)``):
 SH, LA, RA, LA2, RA2 over a stack and a buffer. The loss of a configuration c
 (§2.2, eq. 2) is the smallest number of words with a wrong head (labelled: or
 label) over the trees reachable from c; the cost of an action a is
@@ -44,17 +44,29 @@ too slow on Greek-GDT (issue 11). The tables below compute the same minima
 are built:
 
 * Each action's value loss(a(c)) + δ(a) is first pinned between a lower
-  bound (δ(a) plus the *orphans* of a(c): unattached words whose gold head
-  was already reduced; :meth:`TabularLoss.orphans`), the loss of c when c
-  is a successor seen before (no action goes below it), and an upper bound
-  (δ(a) plus the best of a few greedy completions,
-  :meth:`TabularLoss.greedy_future`). When
-  they meet, no table is built; on Greek-GDT that settles most actions.
+  bound and an upper bound. Lower: δ(a) plus the *orphans* of a(c)
+  (unattached words whose gold head was already reduced;
+  :meth:`TabularLoss.orphans`), plus one when the canonical completion of
+  a(c) gives some other word a wrong head (it then has no completion
+  without one: :meth:`TabularLoss.canonical_future`); and the loss of c
+  when c is a successor seen before (no action goes below it). Upper: δ(a)
+  plus the best of a few greedy completions
+  (:meth:`TabularLoss.greedy_future`), and for a reduction the loss of c
+  plus the orphans it makes (:meth:`AttardiDegree2Oracle._bounds`). When
+  they meet, no table is built: along exploring walks over English-EWT
+  (error rate 0.1) only 0.4% of the actions need one. The greedy
+  completions are memoised per sentence on the configurations they pass
+  (:meth:`TabularLoss._greedy_wrong_arcs`), the successors' orphans are
+  counted from c's (:meth:`TabularLoss.orphans_after_reduction`) and handed
+  to the next configuration, and a reduction from a configuration with no
+  wrong arc to come but its orphans runs no completion at all, so most
+  actions cost a few look-ups along a walk, not O(n).
 * The other actions share c's table: each item that contains c is tagged
   with the first transition taken after c, so min over the items with tag a
-  is loss(a(c)) + δ(a), when the reduced buffer of c is also a(c)'s and a
-  makes no new orphan (checked; otherwise a(c) gets its own table, in which
-  those orphans are free, see the next point).
+  is loss(a(c)) + δ(a), when the reduced buffer of c is also a(c)'s (or a
+  shifts a b0 that starts no fragment, :meth:`AttardiDegree2Oracle._same_reduction`)
+  and a makes no new orphan (checked; otherwise a(c) gets its own table, in
+  which those orphans are free, see the next point).
 * Orphans of γ (words of γ whose gold head is not in γ) get a wrong head in
   every completion: the tables count their arcs as 0 and the caller adds
   their number, so an unavoidable error does not widen the search.
@@ -82,7 +94,7 @@ are built:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any, Sequence
 
 from treetool.budget import UNLIMITED
@@ -100,6 +112,7 @@ _SHIFT, _LA, _RA, _LA2, _RA2 = FIRST_ACTIONS
 _NONE = None  # tag of the one item that ends exactly in c (no transition after c yet)
 ANY_FIRST = "any"  # the one tag of every item of a merged table (TabularLoss.first_action_losses)
 _BOTTOM = -1  # "$", the bottom of the stack below the root (Algorithm 1, line 1)
+_GREEDY_MEMO_SIZE = 1 << 15  # configurations of greedy completions remembered per sentence (_greedy_wrong_arcs)
 
 
 class TabularLoss:
@@ -118,6 +131,8 @@ class TabularLoss:
         self._candidates: dict[int, list[list[tuple[int, int, frozenset[int]]]]] = {}
         self._derivable: dict[tuple[int, int], bool] = {}
         self._crossing: list[int] | None = None
+        self._greedy_memo: dict[tuple, int] = {}
+        self._pending: dict[int, list[int]] = {}
 
     # ------------------------------------------------------------------ §5.2
     def reduced_buffer(self, stack: Sequence[int], b0: int) -> list[int]:
@@ -281,11 +296,17 @@ class TabularLoss:
         heads with the orphans' replaced by -3, which matches nothing.
         """
         self._gamma = gamma = tuple(gamma)
-        inside = set(gamma)
+        at = {x: p for p, x in enumerate(gamma)}
         self._gh = gh = list(self._up)
         self._free = free = [0] * len(gh)
-        for x in gamma:
-            if x and gh[x] not in inside:
+        self._head_at = head_at = [-1] * len(gamma)  # per position of γ: its gold head's, -1 for an orphan or the root
+        self._children_at: list[list[int]] = [[] for _ in gamma]  # per position: its gold dependents' in γ
+        for p, x in enumerate(gamma):
+            h = gh[x]
+            if h in at:
+                head_at[p] = at[h]
+                self._children_at[at[h]].append(p)
+            elif x:
                 gh[x], free[x] = -3, 1
         self._cells_of_gamma: dict[tuple[int, int, int], tuple[int, list[tuple[int, int, int, int]]]] = {}
 
@@ -305,21 +326,19 @@ class TabularLoss:
         of value v > limit + slack is dropped whatever it reduces to: the
         table does not form such pairs.
         """
-        gamma, gh = self._gamma, self._gh
-        outside = set(gamma[:max(i - 1, 0)])
-        outside.update(gamma[j:])
+        gamma, head_at, children_at = self._gamma, self._head_at, self._children_at
+        first = i - 1 if i else 0  # γ[first:j]: the nodes of the item, reduced but for h2 and h3
         base = 0
-        headed: dict[int, int] = {}
-        for x in outside:
-            h = gh[x]
-            if h >= 0 and h not in outside:
-                base += 1
-                headed[h] = headed.get(h, 0) + 1
         adj = {_BOTTOM: 0}
         most = [0, 0]
-        for h in gamma[max(i - 1, 0):j]:
-            adj[h] = (gh[h] >= 0 and gh[h] not in outside) - headed.get(h, 0)
-            most.append(headed.get(h, 0))
+        for p in range(first, j):
+            headed = 0  # live nodes outside whose gold head is γ[p]
+            for c in children_at[p]:
+                if c < first or c >= j:
+                    headed += 1
+            base += headed
+            adj[gamma[p]] = (first <= head_at[p] < j) - headed
+            most.append(headed)
         most.sort()
         return base, adj, most[-1] + most[-2]
 
@@ -330,24 +349,67 @@ class TabularLoss:
         return sum(1 for x in stack if x and up[x] not in live and up[x] < b0) + \
             sum(1 for x in range(b0, n + 1) if up[x] < b0 and up[x] not in live)
 
-    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
-        """An upper bound on the future loss of (stack, b0..n), O(n) each: the best of a few greedy computations.
+    def orphans_after_reduction(self, orphans: int, live: set[int], b0: int, dep: int) -> int:
+        """:meth:`orphans` of (stack, b0..n) once ``dep`` is reduced, from their number before, in O(degree of dep).
 
-        The canonical greedy alone (Cohen et al. 2012) was loose by 1-7 arcs on
-        the underivable Greek-GDT sentences of issue 11, and each arc of slack
-        costs the branch and bound one more table (module doc). The variants
-        of :meth:`_greedy_wrong_arcs`: without and with ``buried``, then (up
-        to 4, nearest b0 first) each sacrificing one unattached word of a
-        crossing gold arc, until one reaches ``floor`` (a lower bound).
+        ``live``: the words on the stack. A shift makes no orphan and unmakes
+        none (b0's gold dependents in the buffer find their head on the
+        stack); a reduction takes ``dep`` out (one orphan less if it was one)
+        and orphans its gold dependents still on the stack or in the buffer.
         """
-        best = min(self._greedy_wrong_arcs(stack, b0, False), self._greedy_wrong_arcs(stack, b0, True))
-        if best > floor:
-            live = set(stack)
-            candidates = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
-            for _, x in candidates[:4]:
-                best = min(best, self._greedy_wrong_arcs(stack, b0, True, x))
-                if best <= floor:
-                    break
+        children = self.children[dep]
+        made = len(children) - bisect_left(children, b0) + sum(1 for x in children if x in live)
+        head = self.heads[dep]
+        return orphans + made - (head < b0 and head not in live)
+
+    def canonical_future(self, stack: Sequence[int], b0: int) -> int:
+        """Wrong arcs of the canonical completion of (stack, b0..n) (:meth:`_greedy_wrong_arcs`, no variant).
+
+        Exact where it matters most: the future loss equals :meth:`orphans`
+        exactly when this does. If some completion gives every non-orphan
+        word its gold head, the canonical one does: it builds gold arcs as
+        soon as their dependent is complete and gives a complete orphan a
+        wrong head as soon as it is within reach (the exchange argument of
+        Cohen et al. 2012, §4.1, with the orphans' arcs free: such a
+        completion can be made to start with either step, a word it would
+        attach to the word taken out being an orphan that goes to a
+        neighbour instead; and its first reduction, if any, is one of them,
+        so when the canonical completion shifts, it can too). Checked against
+        the definition on every configuration of every tree of up to 6 words
+        and of 3,000 random non-projective trees of 7-9 words (once; the
+        unit test in tests/test_oracles_attardi2.py takes up to 5 words and
+        a sample of 7-9). So orphans + [this > orphans] is a lower bound, one
+        more than the orphans alone when the canonical completion fails.
+        """
+        return self._greedy_wrong_arcs(stack, b0)
+
+    def greedy_future(self, stack: Sequence[int], b0: int, floor: int = 0) -> int:
+        """An upper bound on the future loss of (stack, b0..n): the best of a few greedy completions, down to ``floor``.
+
+        The canonical completion alone (Cohen et al. 2012) was loose by 1-7
+        arcs on the underivable Greek-GDT sentences of issue 11, and after
+        an exploring error (a shift that buries a complete word) by up to 10
+        on English-EWT; each arc of slack costs the branch and bound one more
+        table (module doc). The variants of :meth:`_greedy_wrong_arcs`, in
+        this order until one reaches ``floor`` (a lower bound): canonical;
+        sacrificing s0, s1 or s2 (a buried word); ``buried``; with
+        ``buried``, sacrificing one unattached word of a crossing gold arc
+        (up to 4, nearest b0 first); sacrificing each deeper stack word, from
+        the top down (along exploring walks over English-EWT, the deeper words
+        spare a fifth of the tables, for a few greedy steps each).
+        """
+        best = self._greedy_wrong_arcs(stack, b0)
+        if best <= floor:
+            return best
+        live = set(stack)
+        crossing = sorted((abs(x - b0), x) for x in self._crossing_words() if x in live or x >= b0)
+        variants = [(False, x) for x in reversed(stack[-3:]) if x]
+        variants += [(True, -1)] + [(True, x) for _, x in crossing[:4]] + [(False, x) for x in reversed(stack[1:-3])]
+        for buried, sacrifice in variants:
+            self.budget.check()  # one per completion, O(n) each, as many as stack words
+            best = min(best, self._greedy_wrong_arcs(stack, b0, buried, sacrifice))
+            if best <= floor:
+                break
         return best
 
     def _crossing_words(self) -> list[int]:
@@ -366,70 +428,109 @@ class TabularLoss:
                     self._crossing.append(d)
         return self._crossing
 
-    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool, sacrifice: int = -1) -> int:
-        """Wrong arcs of one computation from (stack, b0..n), O(n).
+    def _greedy_wrong_arcs(self, stack: Sequence[int], b0: int, buried: bool = False, sacrifice: int = -1) -> int:
+        """Wrong arcs of one computation from (stack, b0..n), O(n) at most, far less along a walk (memoised).
 
         Reduce when a reduction builds a gold arc whose dependent has no gold
         dependent left on the stack or buffer (Cohen et al. 2012's canonical
         choice). Else give a wrong head now to a complete word of s0..s2 whose
-        gold head is gone (reduced): it can only block the stack, and left
-        there until the buffer is empty it makes the words above it wrong too.
-        With ``buried``, likewise to a complete s0 whose gold head is below
-        s2 (waiting for the words between to go may bury the rest of the
-        sentence under it), and to ``sacrifice`` when it is a complete s0
-        whose gold head is still in the buffer (of two crossing arcs beyond
-        degree 2, one word must lose). Else shift; else attach s0 to s1.
+        gold head is gone (reduced), or that is ``sacrifice``: left there
+        until the buffer is empty it makes the words above it wrong too. With
+        ``buried``, likewise to a complete s0 whose gold head is below s2
+        (waiting for the words between to go may bury the rest of the
+        sentence under it). Else shift; else attach s0 to s1. ``sacrifice``
+        (of two crossing gold arcs beyond degree 2, or a word buried by a
+        shift, one word must lose) is treated as an orphan from the start:
+        its gold head does not wait for it either.
+
+        The computation is a function of the configuration and the variant,
+        so the wrong arcs still to come from every configuration it passes
+        are memoised per sentence: the completions of the successors of one
+        configuration, and of the next configuration of a walk, join one
+        another after a few steps (a successor on the path of an earlier
+        completion costs one look-up). ``sacrifice`` once reduced no longer
+        distinguishes the variant.
         """
-        heads, n = self.heads, self.n
+        heads, n, memo = self.heads, self.n, self._greedy_memo
+        variant = (buried, sacrifice)
+        point = (variant, tuple(stack), b0)
+        known = memo.get(point)
+        if known is not None:
+            return known
+        if len(memo) > _GREEDY_MEMO_SIZE:
+            memo.clear()
         check = self.budget.check
         stack = list(stack)
-        on_stack = [False] * (n + 2)  # index -1 (the root's head) stays False
-        pending = [0] * (n + 1)
+        live = set(stack)
+        pending = self._pending_in_buffer(b0).copy()  # per word: gold dependents still on the stack or in the buffer
         for x in stack:
-            on_stack[x] = True
-            pending[heads[x]] += x > 0
-        for x in range(b0, n + 1):
-            pending[heads[x]] += 1
-        wrong = 0
-        steps = 0
+            pending[heads[x]] += 1  # the root's head -1 is the last entry, never read
+        if sacrifice >= 0:
+            pending[heads[sacrifice]] -= 1  # its head need not wait for it
+        path = [(point, 0)]  # (configuration, wrong arcs before it)
+        add = path.append
+        wrong = steps = 0
         while True:
+            top = len(stack) - 1
+            pos = -1  # the position of the word reduced, if any
+            if top:
+                s0, s1 = stack[top], stack[top - 1]
+                head, done = heads[s0], not pending[s0]
+                if done and head == s1 or s1 and heads[s1] == s0 and not pending[s1]:  # RA, LA
+                    pos = top if head == s1 else top - 1
+                elif top > 1:
+                    s2 = stack[top - 2]
+                    if done and head == s2 or s2 and heads[s2] == s0 and not pending[s2]:  # RA2, LA2
+                        pos = top if head == s2 else top - 2
+                if pos < 0:
+                    for at in range(top, top - 3 if top > 2 else 0, -1):  # s0, s1, s2 (not the root)
+                        x = stack[at]
+                        if not pending[x]:
+                            h = heads[x]
+                            if h < b0 and h not in live or x == sacrifice or at == top and buried and h in live:
+                                pos = at
+                                wrong += 1
+                                break
+            if pos < 0 and b0 <= n:
+                stack.append(b0)
+                live.add(b0)
+                b0 += 1
+            elif pos >= 0 or top:
+                if pos < 0:  # the buffer is empty: s1 -> s0
+                    pos = top
+                    wrong += heads[s0] != s1
+                dep = stack.pop(pos)
+                live.discard(dep)
+                if dep == sacrifice:
+                    variant = (buried, -1)
+                else:
+                    pending[heads[dep]] -= 1
+            else:
+                break
             steps += 1
             if not steps & 1023:  # O(n) per call, a few calls per action: quadratic along a walk
                 check()
-            top = len(stack) - 1
-            dep = None
-            if top:
-                s0 = stack[top]
-                for pos in range(top - 1, max(top - 2, 0) - 1, -1):  # s1, s2: degree 2
-                    x = stack[pos]
-                    if heads[s0] == x and not pending[s0]:
-                        dep = stack.pop()
-                        break
-                    if heads[x] == s0 and not pending[x] and x:
-                        dep = stack.pop(pos)
-                        break
-                else:
-                    for pos in range(top, max(top - 2, 1) - 1, -1):  # s0, s1, s2 (not the root)
-                        x = stack[pos]
-                        h = heads[x]
-                        if not pending[x] and (h < b0 and not on_stack[h] or pos == top and (
-                                buried and on_stack[h] and h != stack[top - 1] and (top < 2 or h != stack[top - 2])
-                                or x == sacrifice and h >= b0)):
-                            dep = stack.pop(pos)
-                            wrong += 1
-                            break
-            if dep is None:
-                if b0 <= n:
-                    stack.append(b0)
-                    on_stack[b0] = True
-                    b0 += 1
-                    continue
-                if not top:
-                    return wrong
-                dep = stack.pop()
-                wrong += heads[dep] != stack[-1]
-            on_stack[dep] = False
-            pending[heads[dep]] -= 1
+            point = (variant, tuple(stack), b0)
+            known = memo.get(point)
+            if known is not None:
+                wrong += known
+                break
+            add((point, wrong))
+        for point, before in path:
+            memo[point] = wrong - before
+        return wrong
+
+    def _pending_in_buffer(self, b0: int) -> list[int]:
+        """Per word (and one more entry for the root's head -1): its gold dependents in b0..n; kept for a few b0."""
+        known = self._pending.get(b0)
+        if known is None:
+            if len(self._pending) > 64:
+                self._pending.clear()
+            known = [0] * (self.n + 2)
+            for x in range(b0, self.n + 1):
+                known[self.heads[x]] += 1
+            self._pending[b0] = known
+        return known
 
     def _buffer_cell(self, k: int, j: int, h1: int, cap: int) -> list[tuple[int, int, int, int]]:
         """T[k, j] for ℓ <= k with ``h1`` below: items ``(loss, h2, h3, r)`` that may serve a bound ``cap``.
@@ -630,7 +731,7 @@ def _reduce_tagged(cell: dict, up: list[int], free: list[int], adj: dict[int, in
 
 
 class AttardiDegree2Oracle(CostVectors):
-    """The dynamic oracle of ``attardi --degree 2`` (papers/000), exact for every gold tree.
+    """The dynamic oracle of ``attardi --degree 2`` (Gómez-Rodríguez et al. 2014), exact for every gold tree.
 
     ``costs(config)``: every legal action -> loss(a(c)) - loss(c), the losses
     from :class:`TabularLoss` (buffer reduction §5.2, Algorithm 1 §5.3). Keys as
@@ -646,7 +747,11 @@ class AttardiDegree2Oracle(CostVectors):
         self.loss = TabularLoss(gold_heads, budget)
         self.gold = self.loss.heads
         self.labels = None if gold_labels is None else list(gold_labels)
+        words = range(self.loss.n + 1)
+        self._names = {kind: [kind if self.labels is None else f"{kind}({self.labels[d]})" for d in words]
+                       for kind in FIRST_ACTIONS}  # per arc action, per word it attaches: its key in the costs
         self._future: dict[tuple[tuple[int, ...], int], int] = {}
+        self._orphans: dict[tuple[tuple[int, ...], int], int] = {}  # of the last configuration's successors
         self._last: tuple[Configuration | None, dict[Action, int]] = (None, {})
 
     def costs(self, config: Configuration) -> dict[Action, int]:
@@ -666,51 +771,102 @@ class AttardiDegree2Oracle(CostVectors):
         loss = self.loss
         stack, buffer = config.stack, config.buffer
         b0 = buffer[0] if buffer else loss.n + 1
-        reduced = loss.reduced_buffer(stack, b0)
-        orphans = loss.orphans(stack, b0)  # the tables leave them out (TabularLoss._set_gamma)
-        floor = self._future.get((stack, b0), 0)  # loss(c) when c is a successor seen before: no action is below
+        orphans = self._orphans.get((stack, b0))  # the tables leave them out (TabularLoss._set_gamma)
+        if orphans is None:
+            orphans = loss.orphans(stack, b0)
+        own = self._future.get((stack, b0))  # c's future loss when c is a successor seen before
+        live = set(stack)
+        self._orphans = successors_orphans = {}
         answers: dict[str, int] = {}
         open_: dict[str, list[int]] = {}  # actions whose value c's own table decides: [low, high]
         names: dict[str, Action] = {}
+        reduced: list[int] | None = None  # c's reduced buffer, once a table needs it
         successors = self._successors(stack, b0)
-        for kind, name, after_stack, after_b0, arc in successors:
+        if len(successors) == 1:  # the only action costs 0 whatever its loss (the first shift, the last RA)
+            return {successors[0][1]: 0}
+        for kind, name, after_stack, after_b0, arc, dep in successors:
             names[kind] = name
+            after_orphans = loss.orphans_after_reduction(orphans, live, b0, dep) if dep else orphans
+            successors_orphans[(after_stack, after_b0)] = after_orphans
             known = self._future.get((after_stack, after_b0))
             if known is not None:
                 answers[kind] = arc + known
                 continue
-            after_orphans = loss.orphans(after_stack, after_b0)
-            low = max(arc + after_orphans, floor)
-            high = arc + loss.greedy_future(after_stack, after_b0, low - arc)
+            # a reduction's orphans less c's: the gold dependents it orphans, less its word if an orphan itself
+            made = after_orphans - orphans if dep else None
+            low, high = self._bounds(after_stack, after_b0, arc, after_orphans, own, made)
             if low == high:
                 answers[kind] = low
-            elif after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
+                continue
+            if reduced is None:
+                reduced = loss.reduced_buffer(stack, b0)
+            if after_orphans <= orphans and self._same_reduction(kind, stack, b0, reduced, after_stack):
                 open_[kind] = [low, high]
             else:
                 answers[kind] = arc + self._future_of(after_stack, after_b0, low - arc, high - arc)
-        gamma = list(stack) + reduced
-        while open_:  # iterative deepening: each table asks "exactly `low`?", which prunes the most
-            found = loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
+        if open_:
+            self._share_table(stack, list(stack) + reduced, orphans, open_, answers)
+        if not answers:
+            return {}
+        for kind, _, after_stack, after_b0, arc, _ in successors:
+            self._remember((after_stack, after_b0), answers[kind] - arc)
+        best = min(answers.values())
+        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
+
+    def _bounds(self, stack: tuple[int, ...], b0: int, arc: int, orphans: int, own: int | None,
+                made: int | None) -> tuple[int, int]:
+        """[low, high] around loss(a(c)) + δ(a), for a(c) = (stack, b0..n) with ``orphans``; ``arc`` = δ(a).
+
+        ``own``: the future loss of c if known (no action is below it).
+        ``made``: for a reduction of a word d, a(c)'s orphans less c's (d's
+        gold dependents still to attach, less one if d is an orphan). Then
+        a(c)'s future loss is at most ``own + made``: replay c's optimal
+        completion without d. Each transition acts on the same words (one
+        that reached over d reaches one less deep); the one that attaches d
+        is dropped (d's arc was wrong there if d is an orphan: one wrong arc
+        less); one that attaches a gold dependent y of d attaches y to its
+        neighbour instead (y is s0 above d: to the new s1; y is under s0 = d:
+        to the new s0 or s1), at most one more wrong arc per such y. When c
+        has no wrong arc to come but its orphans, this meets the lower bound
+        δ(a) + orphans and no completion is run.
+        """
+        loss = self.loss
+        floor = 0 if own is None else own
+        high = 1 << 30
+        if made is not None and own is not None:
+            high = arc + own + made
+            if high <= max(arc + orphans, floor):
+                return high, high
+        canonical = loss.canonical_future(stack, b0)
+        low = max(arc + orphans + (canonical > orphans), floor)  # TabularLoss.canonical_future
+        high = min(high, arc + canonical)
+        if high > low:
+            high = min(high, arc + loss.greedy_future(stack, b0, low - arc))
+        return low, high
+
+    def _share_table(self, stack: tuple[int, ...], gamma: list[int], orphans: int, open_: dict[str, list[int]],
+                     answers: dict[str, int]) -> None:
+        """The values of the ``open_`` actions ``kind -> [low, high]`` from c's tagged table, into ``answers``.
+
+        Iterative deepening: each table asks "exactly ``low``?", which prunes the most.
+        """
+        while open_:
+            found = self.loss.first_action_losses(stack, gamma, {kind: b[0] - orphans for kind, b in open_.items()})
             for kind in list(open_):
                 bounds = open_[kind]
                 bounds[0] += kind not in found
                 if kind in found or bounds[0] == bounds[1]:
                     answers[kind] = bounds[0]
                     del open_[kind]
-        if not answers:
-            return {}
-        for kind, _, after_stack, after_b0, arc in successors:
-            self._remember((after_stack, after_b0), answers[kind] - arc)
-        best = min(answers.values())
-        return {name: answers[kind] - best for kind, name in names.items()}  # legal order
 
-    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int]]:
-        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1)."""
+    def _successors(self, stack: tuple[int, ...], b0: int) -> list[tuple[str, Action, tuple[int, ...], int, int, int]]:
+        """Per legal action, in legal order: (kind, key in the costs, stack after, b0 after, wrong arc built 0/1,
+        the word it attaches or 0)."""
         loss = self.loss
         gold = loss.heads
         out = []
         if b0 <= loss.n:
-            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0))
+            out.append((_SHIFT, _SHIFT, stack + (b0,), b0 + 1, 0, 0))
         top = len(stack) - 1
         for k, (left, right) in ((1, (_LA, _RA)), (2, (_LA2, _RA2))):
             if top < k:
@@ -719,16 +875,23 @@ class AttardiDegree2Oracle(CostVectors):
             for kind, head, dep, after_stack in ((left, stack[-1], below, stack[:-1 - k] + stack[-k:]),
                                                  (right, below, stack[-1], stack[:-1])):
                 if dep:
-                    name = kind if self.labels is None else f"{kind}({self.labels[dep]})"
-                    out.append((kind, name, after_stack, b0, int(gold[dep] != head)))
+                    out.append((kind, self._names[kind][dep], after_stack, b0, int(gold[dep] != head), dep))
         return out
 
     def _same_reduction(self, kind: str, stack: tuple[int, ...], b0: int, reduced: list[int],
                         after_stack: tuple[int, ...]) -> bool:
-        """Whether a(c) has c's γ (so c's table, tagged with a, holds loss(a(c)) + δ(a))."""
+        """Whether c's table, tagged with a, holds loss(a(c)) + δ(a): a(c) has c's γ, or a is a shift of b0 itself.
+
+        A shift of b0 when b0 starts no fragment of c's reduced buffer: the
+        fragments after it stay bottom-up complete with b0 on the stack (b0
+        is no dependent of a node inside them, or it would belong to the
+        fragment), so c's reduced buffer less b0 is a reduction of a(c)'s
+        buffer, if a coarser or finer one than a(c)'s own (checked against
+        the definition, tests/test_oracles_attardi2.py).
+        """
         loss = self.loss
         if kind == _SHIFT:
-            return reduced[0] == b0 and loss.reduced_buffer(after_stack, b0 + 1) == reduced[1:]
+            return reduced[0] == b0
         return loss.reduced_buffer(after_stack, b0) == reduced
 
     def _future_of(self, stack: tuple[int, ...], b0: int, low: int, high: int) -> int:
@@ -753,4 +916,8 @@ class AttardiDegree2Oracle(CostVectors):
 
     def optimal(self, config: Configuration) -> list[Action]:
         """The cost-0 actions; after :meth:`costs` on the same configuration, without a new table."""
-        return [action for action, cost in self.costs(config).items() if cost == 0]
+        last, answer = self._last
+        if last is not config:
+            self.costs(config)
+            answer = self._last[1]
+        return [action for action, cost in answer.items() if cost == 0]

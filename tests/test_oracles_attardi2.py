@@ -16,6 +16,8 @@ which walks every tree of up to 5 words and a sample of 6.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import random
 import time
@@ -145,13 +147,14 @@ def test_buffer_reduction_of_the_papers_sample_run():
 
 
 def test_a_budget_bounds_the_oracle():
-    """A random 40-word tree reduces nothing: its first table alone takes minutes; the budget stops it."""
+    """A random 40-word tree reduces nothing: the first table (after the first shift, the only action there) alone
+    takes minutes; the budget stops it."""
     heads = random_nonprojective(40, random.Random(4))
     started = time.monotonic()
     with pytest.raises(SentenceTimeout):
         list(annotate_sentence(SYSTEM, heads, policy=Explore(0.5, 1), max_seconds=0.2))
     with pytest.raises(SentenceTimeout):
-        SYSTEM.dynamic_oracle(heads, budget=Budget(0.2)).costs(SYSTEM.initial(40))
+        SYSTEM.dynamic_oracle(heads, budget=Budget(0.2)).costs(SYSTEM.run(["SH"], 40))
     assert time.monotonic() - started < 2
 
 
@@ -279,3 +282,108 @@ def test_a_bounded_table_finds_exactly_the_actions_within_its_bound():
             assert merged == ({ANY_FIRST: own} if own <= bound else {}), (heads, config, bound)
             checked += 1
     assert checked > 8000
+
+
+def _future_losses_by_definition(heads):
+    """The future loss of every (stack, b0) of ``attardi --degree 2`` over ``heads``, straight from the transitions.
+
+    future(stack, b0) = the fewest wrong arcs still to build (a word's arc is
+    wrong when its head is not its gold head): 0 in the final configuration,
+    else the best over SH, LA, RA, LA2, RA2 of the arc it builds plus the
+    future of what it leads to. Independent of the search and of the oracle.
+    """
+    n = len(heads) - 1
+
+    @functools.lru_cache(maxsize=None)
+    def future(stack, b0):
+        if len(stack) == 1 and b0 > n:
+            return 0
+        options = [future(stack + (b0,), b0 + 1)] if b0 <= n else []
+        for k in (1, 2):
+            if len(stack) <= k:
+                break
+            top, below = stack[-1], stack[-1 - k]
+            if below:  # LAk: below <- top
+                options.append((heads[below] != top) + future(stack[:-1 - k] + stack[-k:], b0))
+            options.append((heads[top] != below) + future(stack[:-1], b0))  # RAk: below -> top
+        return min(options)
+
+    return future
+
+
+def _every_state(n):
+    """Every (stack, b0) of n words: the stack is 0 and any subset of the words before b0 (all are reachable)."""
+    for b0 in range(1, n + 2):
+        for size in range(b0):
+            for words in itertools.combinations(range(1, b0), size):
+                yield (0, *words), b0
+
+
+def test_the_canonical_completion_meets_the_orphans_exactly_when_the_future_loss_does():
+    """The lower bound of the oracle (TabularLoss.canonical_future): future loss == orphans iff the canonical
+    completion's wrong arcs == orphans; every state of every tree of up to 5 words and of random trees of 7-9.
+    Also: the orphans after a reduction, counted from those before, are the orphans counted afresh, and the
+    reduction's future loss is at most c's plus the orphans it makes (AttardiDegree2Oracle._bounds)."""
+    rng = random.Random(6)
+    trees = [t for n in range(1, 6) for t in all_trees(n)]
+    trees += [random_nonprojective(n, rng) for n in (7, 8, 9) for _ in range(15)]
+    checked = failing = 0
+    for heads in trees:
+        future, loss, n = _future_losses_by_definition(heads), TabularLoss(heads), len(heads) - 1
+        for stack, b0 in _every_state(n):
+            orphans, canonical = loss.orphans(stack, b0), loss.canonical_future(stack, b0)
+            assert orphans <= future(stack, b0) <= min(canonical, loss.greedy_future(stack, b0))
+            assert (future(stack, b0) == orphans) == (canonical == orphans), (heads, stack, b0)
+            failing += canonical > orphans
+            checked += 1
+            live = set(stack)
+            for k in (1, 2):
+                if len(stack) > k:
+                    for dep, after in ((stack[-1], stack[:-1]), (stack[-1 - k], stack[:-1 - k] + stack[-k:])):
+                        if dep:
+                            made = loss.orphans_after_reduction(orphans, live, b0, dep) - orphans
+                            assert made == loss.orphans(after, b0) - orphans
+                            assert future(after, b0) <= future(stack, b0) + made, (heads, stack, b0, dep)
+    assert checked > 100000 and failing > 15000
+
+
+def test_costs_along_walks_with_one_oracle_equal_a_fresh_oracle_and_the_search():
+    """The oracle remembers work between calls (greedy completions, successors' losses, buffer cells): along
+    exploring walks over random non-projective trees of up to 9 words, labelled half the time, its costs equal
+    those of a fresh oracle per configuration and the exhaustive search's; then the same configurations in a
+    shuffled order to the first oracle, so nothing remembered depends on the order of the calls."""
+    rng = random.Random(8)
+    checked = 0
+    for i, heads in enumerate(random_nonprojective(n, rng) for n in (4, 5, 6, 7, 8, 9) for _ in range(8)):
+        labels = word_labels(len(heads) - 1) if i % 2 else None
+        exact, kept = SYSTEM.exact_oracle(heads, labels, max_length=None), SYSTEM.dynamic_oracle(heads, labels)
+        alphabet = sorted(set(labels[1:])) if labels else ()
+        seen = []
+        for config, costs in exploring_walk(SYSTEM, exact, len(heads) - 1, rng, 0.2, alphabet):
+            assert kept.costs(config) == costs == SYSTEM.dynamic_oracle(heads, labels).costs(config), (heads, config)
+            seen.append((config, costs))
+            checked += 1
+        rng.shuffle(seen)
+        for config, costs in seen:
+            assert kept.costs(config) == costs, (heads, config)
+    assert checked > 48 * 8
+
+
+def test_a_shift_of_b0_reads_its_loss_from_the_table_of_c_when_b0_starts_no_fragment():
+    """c's table, tagged SH, gives loss(SH(c)) whenever b0 starts no fragment of c's reduced buffer, also where
+    SH(c)'s own reduced buffer differs from c's less b0 (the oracle then builds no table of SH(c)); every state of
+    every tree of up to 5 words and of random trees of 7-9, against the definition."""
+    rng = random.Random(9)
+    trees = [t for n in range(1, 6) for t in all_trees(n)]
+    trees += [random_nonprojective(n, rng) for n in (7, 8, 9) for _ in range(15)]
+    checked = 0
+    for heads in trees:
+        future, loss, n = _future_losses_by_definition(heads), TabularLoss(heads), len(heads) - 1
+        for stack, b0 in _every_state(n):
+            reduced = loss.reduced_buffer(stack, b0) if b0 <= n else None
+            if not reduced or reduced[0] != b0 or loss.reduced_buffer(stack + (b0,), b0 + 1) == reduced[1:]:
+                continue
+            found = loss.first_action_losses(stack, list(stack) + reduced, {"SH": 2 * n})
+            assert found["SH"] == future(stack + (b0,), b0 + 1) - loss.orphans(stack, b0), (heads, stack, b0)
+            checked += 1
+    assert checked > 3000
