@@ -25,7 +25,7 @@ from treetool.oracles import (
     ILLEGAL, Children, ConfigurationMismatch, Configuration, ExhaustiveSearch, IllegalAction, get_system,
 )
 from treetool.oracles.dynamic import exploring_walk
-from treetool.oracles.system import parse_action
+from treetool.oracles.configuration import parse_action
 
 # (id, system spec, dynamic_oracle options, gold trees the oracle is exact for)
 ORACLES = [
