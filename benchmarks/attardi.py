@@ -1,4 +1,4 @@
-"""Speed of the Attardi degree-2 dynamic oracle (papers/000, ``treetool.oracles.tabular_loss``): mean time per step.
+"""Speed of the Attardi degree-2 dynamic oracle (Gómez-Rodríguez, Sartorio & Satta 2014, ``treetool.oracles.tabular_loss``): mean time per step.
 
 Walks sentences of a treebank (default: UD 2.2 Greek-GDT train) with
 ``--policy explore --error-rate 0.1`` as ``treetool annotate`` does, timing

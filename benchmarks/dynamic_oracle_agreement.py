@@ -13,7 +13,7 @@ over three samples:
               Ancient Greek-PROIEL, Gothic-PROIEL and Turkish-IMST (../shared/data/ud-2.2)
 
 and prints differing configurations / configurations. These are the rates
-stated in the docstrings of oracles/dynamic.py and the README.
+stated in the docstrings of oracles/dynamic.py and in benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 Too slow for a unit test at 6 words (about 10M configuration-tree pairs per
 system), so it is a script; tests/test_oracles_dynamic.py does the same up
 to 4 words with the exhaustive search itself. The exact costs come from the
-definition (papers/000 §2.2) evaluated on the whole configuration graph at
+definition (Gómez-Rodríguez, Sartorio & Satta 2014, §2.2) evaluated on the whole configuration graph at
 once: the graph of a system does not depend on the gold tree, so it is built
 once per sentence length, and the loss of every configuration for every gold
 tree is a minimum over successors (finals: the number of wrong words), a

@@ -23,7 +23,7 @@ class ArcStandard(Attardi):
     (2012, §3-4): reduce as soon as a reduction builds a gold arc whose
     dependent is complete, RA (dependent s0) before LA (dependent s1),
     otherwise shift. It derives exactly the projective trees (checked against
-    exhaustive search in tests/test_oracles_systems.py).
+    exhaustive search in tests/test_oracles_static.py).
     """
 
     name = "arc-standard"

@@ -1,4 +1,4 @@
-"""The arc-standard dynamic oracle of Nederhof (2019), papers/003: exact for any gold tree.
+"""The arc-standard dynamic oracle of Nederhof (2019): exact for any gold tree.
 
 Nederhof, *Calculating the Optimal Step in Shift-Reduce Dependency Parsing:
 From Cubic to Linear Time* (TACL 7, 2019). For a configuration c and each
@@ -7,8 +7,8 @@ computation starting with a can still build (§2: gold arcs found before c
 are left out, the new arc of a reduction counts). Every word on the stack
 or in the buffer gets exactly one head in the future, so the loss after a
 is ``wrong(c) + (k + m) - σ_a`` (k stack words other than the root, m buffer
-words) and the cost of a is ``max_b σ_b - σ_a``: the loss difference of
-papers/000 §2.2 that every oracle of this package returns. With gold
+words) and the cost of a is ``max_b σ_b - σ_a``: the loss difference
+(Gómez-Rodríguez, Sartorio & Satta 2014, §2.2) that every oracle of this package returns. With gold
 labels the labelled loss moves exactly like the unlabelled one (each future
 arc can carry the gold label), so the costs are the same and only the keys
 carry the label of the word attached (``LA(nsubj)``), as elsewhere.
@@ -44,7 +44,7 @@ in §4 the restriction is imposed through weights -inf on the arcs it
 forbids (:class:`StrategyRestriction` is the definition itself, used by the
 tests to drive the exhaustive search).
 
-The paper's formulas are machine-converted (papers/README.md) and some
+The paper's formulas survive only in a machine conversion of the PDF, where some
 are garbled; where this module reconstructs one it says so, and the tests
 (tests/test_oracles_nederhof.py) hold every algorithm and strategy to the
 exhaustive search on all trees of up to 6 words and on random and real

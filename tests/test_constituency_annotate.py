@@ -1,4 +1,4 @@
-"""``--loss paper`` costs (papers/001 §3.1-3.2) and ``treetool annotate`` on PTB trees.
+"""``--loss paper`` costs (Fernández-González & Gómez-Rodríguez 2018, §3.1-3.2) and ``treetool annotate`` on PTB trees.
 
 The fast costs (:class:`treetool.oracles.constituency.paper_loss.PaperCosts`, every
 action in one pass) are checked against the definition: the straightforward

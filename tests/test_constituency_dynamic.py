@@ -1,4 +1,4 @@
-"""Dynamic oracles of the constituency systems (papers/001 §3) against exhaustive search.
+"""Dynamic oracles of the constituency systems (Fernández-González & Gómez-Rodríguez 2018, §3) against exhaustive search.
 
 The reference is ``treetool.oracles.constituency.search.min_loss`` (every final
 configuration reachable under the systems' rules; its memo reductions are

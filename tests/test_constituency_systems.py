@@ -25,7 +25,7 @@ from treetool.formats.ptb import read_ptb_file
 
 from conftest import shared_path
 
-# papers/001 Figure 1 and the sequences of Figures 3 and 5 (SH, NT_X / PJ, RE, FI written out).
+# Fernández-González & Gómez-Rodríguez 2018, Figure 1 and the sequences of Figures 3 and 5 (SH, NT_X / PJ, RE, FI written out).
 FIGURE_1 = "(S (NP (DT The) (NN public)) (VP (VBZ is) (ADVP (RB still)) (ADJP (JJ cautious))) (. .))"
 FIGURE_3 = ["NT(S)", "NT(NP)", "SHIFT", "SHIFT", "REDUCE", "NT(VP)", "SHIFT", "NT(ADVP)", "SHIFT", "REDUCE",
             "NT(ADJP)", "SHIFT", "REDUCE", "REDUCE", "SHIFT", "REDUCE"]

@@ -1,4 +1,4 @@
-"""The degree-2 Attardi oracle of papers/000 (``treetool.oracles.tabular_loss``) against exhaustive search (issue 11).
+"""The degree-2 Attardi oracle of Gómez-Rodríguez, Sartorio & Satta 2014 (``treetool.oracles.tabular_loss``) against exhaustive search (issue 11).
 
 The reference is ``system.exact_oracle`` (``treetool.oracles.search.ExhaustiveSearch``,
 itself checked against plain enumeration in test_oracles_search.py): costs

@@ -216,7 +216,7 @@ def test_exact_on_real_projective_sentences(name):
 
 # Measured by benchmarks/dynamic_oracle_agreement.py (200 random non-projective trees of 5-9 words;
 # the 173 non-projective dev sentences of 5-9 words of three UD 2.2 treebanks), stated in the docstrings
-# of oracles/dynamic.py and the README: percent of configurations whose costs differ from the exact ones.
+# of oracles/dynamic.py and benchmarks/RESULTS.md: percent of configurations whose costs differ from the exact ones.
 DOCUMENTED_RATES = {  # id -> (random non-projective, real non-projective, random projective)
     "arc-eager": (23.4, 10.1, 0.0),
     "arc-hybrid": (14.5, 8.4, 0.0),

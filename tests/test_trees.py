@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import readme_non_projective_shares, ud_train_file
+from conftest import results_non_projective_shares, ud_train_file
 from treetool import trees
 
 # ---------------------------------------------------------------------------
@@ -509,7 +509,7 @@ def test_callers_use_the_one_cycle_check_and_projectivity_test(monkeypatch):
 
 
 # ---------------------------------------------------------------------------
-# published figures (Nederhof 2019, Table 7, as the README states them)
+# published figures (Nederhof 2019, Table 7, as benchmarks/RESULTS.md states them)
 # ---------------------------------------------------------------------------
 
 
@@ -522,11 +522,11 @@ def read_heads(path):
             yield np.array([-1] + [tok["head"] for tok in words], dtype=np.int64)
 
 
-@pytest.mark.parametrize("treebank", sorted(readme_non_projective_shares()))
+@pytest.mark.parametrize("treebank", sorted(results_non_projective_shares()))
 def test_share_of_non_projective_trees(treebank):
     """Read with the conllu library (not treetool's reader): the share of
-    non-projective trees is the README's figure exactly, and the paper's rounded."""
-    ours, paper = readme_non_projective_shares()[treebank]
+    non-projective trees is benchmarks/RESULTS.md's figure exactly, and the paper's rounded."""
+    ours, paper = results_non_projective_shares()[treebank]
     total = non_projective = 0
     for heads in read_heads(ud_train_file(treebank)):
         total += 1

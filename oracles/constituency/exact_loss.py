@@ -1,4 +1,4 @@
-"""The exact loss of the top-down and in-order systems (papers/001 §3.1): a min-plus chain over the open ends.
+"""The exact loss of the top-down and in-order systems (Fernández-González & Gómez-Rodríguez 2018, §3.1): a min-plus chain over the open ends.
 
 Loss of a configuration = the smallest Hamming distance (missed gold + wrong
 built, multisets of ``(label, start, end)``) between the gold tree and any

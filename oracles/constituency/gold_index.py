@@ -1,4 +1,4 @@
-"""What the constituency losses need to know about one gold tree (papers/001 §3), computed once per sentence."""
+"""What the constituency losses need to know about one gold tree (Fernández-González & Gómez-Rodríguez 2018, §3), computed once per sentence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The paper's loss for the top-down and in-order systems (papers/001 §3.1-3.2); not exact, see dynamic.py."""
+"""The paper's loss for the top-down and in-order systems (Fernández-González & Gómez-Rodríguez 2018, §3.1-3.2); not exact, see dynamic.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["PaperCosts", "paper_loss"]
 
 
 def paper_loss(config: Configuration, gold: GoldIndex) -> int:
-    """papers/001 §3.1-3.2: |U(c)| + |γ_c \\ γ_G| + |α_c \\ α_G| + out_of_order(α_c, α_G).
+    """Fernández-González & Gómez-Rodríguez 2018, §3.1-3.2: |U(c)| + |γ_c \\ γ_G| + |α_c \\ α_G| + out_of_order(α_c, α_G).
 
     Multisets throughout (the paper's footnote 2 numbers repeated
     non-terminals apart): the k-th open ``(X, j)`` on the stack, bottom up,
@@ -85,7 +85,7 @@ _BYTES_PER_CROSSING = 9
 class PaperCosts:
     """The cost ``paper_loss(a(c)) - paper_loss(c)`` of every legal action of a configuration, in one pass.
 
-    papers/001 §3.1-3.2 define the loss as a sum of per-constituent and
+    Fernández-González & Gómez-Rodríguez (2018, §3.1-3.2) define the loss as a sum of per-constituent and
     per-non-terminal terms, so an action changes only a few of them; this
     class evaluates those changes directly instead of applying every action
     and recomputing :func:`paper_loss` (which stays the test reference).
@@ -314,7 +314,7 @@ def _discount(counts: dict, key: Any) -> None:
 
 
 class _StackState:
-    """The stack terms of papers/001 §3.1-3.2, kept in step with the stack along a walk.
+    """The stack terms of Fernández-González & Gómez-Rodríguez 2018, §3.1-3.2, kept in step with the stack along a walk.
 
     One undo entry per stack item, so a successor (one item pushed, or
     items popped and one pushed) costs O(1) amortised instead of a pass over

@@ -1,9 +1,9 @@
-"""Gold constituency trees as the transition systems see them (papers/001 §2).
+"""Gold constituency trees as the transition systems see them (Fernández-González & Gómez-Rodríguez 2018, §2).
 
-Conventions (fixed for both systems, see ``notes/constituency_interface.md``):
+Conventions (fixed for both systems):
 
 * Words are numbered from 0; a span is end-exclusive: the word ``i`` is
-  ``(i, i+1)`` and the tree of Figure 1 of papers/001 has ``(S, 0, 6)``.
+  ``(i, i+1)`` and the tree of Figure 1 of Fernández-González & Gómez-Rodríguez (2018) has ``(S, 0, 6)``.
 * Preterminals (POS tags) are not constituents: the systems shift words, and
   a gold tree records only phrasal nodes. The top bracket of the tree is the
   root constituent (the outer unlabelled bracket / ROOT wrapper must be
