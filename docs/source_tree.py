@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import atexit
 import shutil
+import sys
 import tempfile
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from mkdocs.plugins import event_priority
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the docs extra installs tomli there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
