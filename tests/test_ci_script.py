@@ -23,7 +23,7 @@ FAKE_PYTHON3 = """#!/usr/bin/env bash
 [ "$1 $2" = "-m venv" ] || exit 99
 mkdir -p "$3/bin"
 echo "PATH=\\"$3/bin:\\$PATH\\"" > "$3/bin/activate"
-for tool in pip treetool; do
+for tool in pip treetool mkdocs; do
     printf '#!/usr/bin/env bash\\nexit "${FAKE_%s_STATUS:-0}"\\n' "${tool^^}" > "$3/bin/$tool"
 done
 printf '#!/usr/bin/env bash\\n[ -z "${FAKE_PYTEST_SLEEP:-}" ] || exec sleep "$FAKE_PYTEST_SLEEP"\\nexit "$FAKE_PYTEST_STATUS"\\n' > "$3/bin/pytest"
@@ -90,7 +90,8 @@ def test_ci_fails_when_no_test_was_collected(tmp_path):
     assert status != 0
 
 
-@pytest.mark.parametrize("statuses", [{"pytest": 0}, {"pytest": 1}, {"pytest": 0, "pip": 1}, {"pytest": 0, "treetool": 3}])
+@pytest.mark.parametrize("statuses", [{"pytest": 0}, {"pytest": 1}, {"pytest": 0, "pip": 1}, {"pytest": 0, "treetool": 3},
+                                      {"pytest": 0, "mkdocs": 1}])
 def test_ci_removes_its_environment_whatever_the_outcome(tmp_path, statuses):
     status, left = run_ci(tmp_path, **statuses)
     assert left == []
