@@ -97,7 +97,7 @@ def annotate_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
-    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact, see README); search = exhaustive search only.", show_default=False)] = None,
+    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
     jobs: Jobs = 1,
 ) -> None:
@@ -134,7 +134,7 @@ def annotate_command(
 
     Constituency systems (--system top-down or in-order) read PTB trees and
     write jsonl only: {"sent_id", "step", "stack", "buffer", "built",
-    ["finished",] "costs", "optimal", "action"} (see the README).
+    ["finished",] "costs", "optimal", "action"} (see the documentation).
 
     \b
       treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl

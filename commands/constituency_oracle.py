@@ -145,7 +145,7 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
             tags, words = tokens(tree)
         actions = None if gold is None else run.system.static_oracle(gold)
         if gold is not None and actions is None:
-            reason = "beyond the system's limits (see the system's rules in the README)"
+            reason = "beyond the system's limits (see the system's rules on the Constituency page of the documentation)"
         counts["trees"] += 1
         counts["words"] += len(words)
         counts["derived" if actions is not None else "unparsable"] += 1

@@ -1,4 +1,4 @@
-"""The README's worked example: arc-standard restated as a user-defined system.
+"""The worked example of the documentation (docs/systems.md, "A system of your own"): arc-standard restated as a user-defined system.
 
 Load it with ``load_system("example_system:MyArcStandard")`` (or
 ``treetool oracle FILE --system example_system:MyArcStandard`` with this folder

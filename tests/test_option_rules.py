@@ -124,16 +124,6 @@ def test_help_lists_every_command_with_its_summary():
         assert re.search(rf"^  {name} +{re.escape(first_words)}", text, re.M), name
 
 
-def test_readme_documents_exactly_the_commands_that_exist():
-    """The README describes what exists: one section per registered command, none for a command that is not there."""
-    import typer.main
-
-    registered = set(typer.main.get_command(app).list_commands(None))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^### `treetool (\w+) (?:FILE\.\.\.|GOLD OTHER)`", readme, re.M))
-    assert documented == registered
-
-
 def test_coverage_refuses_constituency_systems_and_points_to_stats(tmp_path):
     path = tmp_path / "x.mrg"
     path.write_text("(S (NN a) (NN b))\n")

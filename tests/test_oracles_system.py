@@ -128,7 +128,7 @@ def test_load_system_refuses_options_the_class_does_not_take():
 
 
 def test_example_system_derives_what_arc_standard_derives():
-    """The README example, through the generic search, agrees with the built-in oracle on every tree n <= 5."""
+    """The documentation.s example (tests/example_system.py), through the generic search, agrees with the built-in oracle on every tree n <= 5."""
     mine = load_system("example_system:MyArcStandard")
     builtin = get_system("arc-standard")
     for n in range(1, 6):

@@ -11,7 +11,7 @@ before it (§3.1). Two ways of computing it:
     constituents + wrong built constituents + wrong non-terminals on the
     stack + ``out_of_order`` (gold non-terminals on the stack minus the
     longest subsequence of them in gold order). Not exact under the real
-    parsers' rules: see the README for the measured rate and the corners.
+    parsers' rules: the documentation's Constituency page gives the measured rate and the corners.
 
 ``exact`` (:class:`~treetool.oracles.constituency.exact_loss.ExactLoss`)
     The true minimum, by a different decomposition: a min-plus chain over
