@@ -17,7 +17,7 @@ from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySyst
 from treetool.oracles.constituency.tree import gold_tokens_and_line, tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
-from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record
+from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, oracle_record_from_lines
 from treetool.treebank import read_treebank, treebank_format
 
 from .common import OnlyWhen, error
@@ -207,7 +207,7 @@ def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutpu
         vocabulary = Vocabulary(words, run.lang)
         for line in spool:
             text, tags, sentence, actions = line[:-1].split("\t")
-            record = oracle_record(text, tags.split(" "), sentence.split(" "), vocabulary, actions.split(" "), comment)
+            record = oracle_record_from_lines(text, tags, sentence, vocabulary, actions.replace(" ", "\n"), comment)
             out.write(record.encode("utf-8", "surrogateescape"))
 
 

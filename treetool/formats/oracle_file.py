@@ -38,8 +38,8 @@ from ..errors import TreebankError
 from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error, refuse_nul_bytes
 from .files import close_input, open_binary_input, reject_binary
 
-__all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "OracleBlock", "read_oracle_file",
-           "SPELLINGS", "LANGS", "FORMAT_COMMENT", "RECORDED_FORMAT", "recorded_format"]
+__all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "oracle_record_from_lines", "OracleBlock",
+           "read_oracle_file", "SPELLINGS", "LANGS", "FORMAT_COMMENT", "RECORDED_FORMAT", "recorded_format"]
 
 #: The comment key (``# format = conllx``) and its one value: CoNLL-U is what a comment already suggests.
 FORMAT_COMMENT = "format"
@@ -143,10 +143,17 @@ def unknown_class(word: str, known: Iterable[str] | frozenset[str], lang: str = 
 def oracle_record(tree_line: str, tags: list[str], words: list[str], vocabulary: Vocabulary,
                   actions: list[str], comment: str = "# ") -> str:
     """One tree's block, ending with the blank line."""
-    text = " ".join(words)
-    classes = " ".join([vocabulary.classify(w) for w in words])
-    return "".join((comment, tree_line, "\n", " ".join(tags), "\n", text, "\n", ascii_lower(text), "\n",
-                    classes, "\n", "\n".join(actions), "\n\n"))
+    return oracle_record_from_lines(tree_line, " ".join(tags), " ".join(words), vocabulary, "\n".join(actions),
+                                    comment)
+
+
+def oracle_record_from_lines(tree_line: str, tag_line: str, word_line: str, vocabulary: Vocabulary,
+                             action_lines: str, comment: str = "# ") -> str:
+    """:func:`oracle_record` from the tags and the words each joined by a space and the actions by a newline:
+    ``treetool oracle`` keeps them so while it counts the words, and need not split and join them again."""
+    classes = " ".join([vocabulary.classify(w) for w in word_line.split(" ")])
+    return "".join((comment, tree_line, "\n", tag_line, "\n", word_line, "\n", ascii_lower(word_line), "\n",
+                    classes, "\n", action_lines, "\n\n"))
 
 
 @dataclass
