@@ -195,11 +195,9 @@ def attachment_scores(system, actions, model: Perceptron, sentences: list[Senten
     return 100 * heads_right / words, 100 * both_right / words
 
 
-def epochs(oracle: str, args: argparse.Namespace, train: list[Sentence], evaluations: dict[str, list[Sentence]],
-           labels: list[str]) -> Iterator[dict[str, float]]:
+def epochs(oracle: str, args: argparse.Namespace, system, actions, train: list[Sentence],
+           evaluations: dict[str, list[Sentence]]) -> Iterator[dict[str, float]]:
     """Train with ``oracle`` ('static' or 'dynamic'); after each epoch, the figures printed for it."""
-    system = get_system("arc-eager")
-    actions = system.actions(labels)
     model, rng = Perceptron(len(actions)), random.Random(args.seed)
     for epoch in range(1, args.epochs + 1):
         order = list(train)
@@ -235,11 +233,11 @@ def main(argv: list[str] | None = None) -> None:
     evaluations = {"dev": read(args.dev, args.limit)}
     if args.test:
         evaluations["test"] = read(args.test, args.limit)
-    labels = treetool.labels(args.train)
+    actions = system.actions(treetool.labels(args.train))
     print(f"{len(train)} training sentences ({sum(len(s.heads) - 1 for s in train)} words), "
-          f"{len(system.actions(labels))} actions", flush=True)
+          f"{len(actions)} actions", flush=True)
     for oracle in ("static", "dynamic"):
-        for row in epochs(oracle, args, train, evaluations, labels):
+        for row in epochs(oracle, args, system, actions, train, evaluations):
             scores = "  ".join(f"{k} {v:.2f}" for k, v in row.items() if k.endswith("AS"))
             print(f"{oracle:7} epoch {row['epoch']}: {scores}  ({row['seconds']:.1f} s, "
                   f"{row['treetool']:.0f}% in treetool)", flush=True)
