@@ -25,7 +25,8 @@ from treetool.treebank import ReadShare, read_treebank
 
 from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, refuse_inapplicable,
+    Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
+    refuse_inapplicable, shard_input,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason
@@ -100,6 +101,7 @@ def annotate_command(
     loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
     jobs: Jobs = 1,
+    shard: ShardOpt = None,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
 
@@ -139,14 +141,19 @@ def annotate_command(
     \b
       treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
+      treetool annotate silver.conllu --system arc-eager --policy explore --seed 1 --shard 2/8 -o part2.jsonl
     """
+    shard_input(files, shard)
+    if shard is not None and predicted is not None:
+        raise InapplicableOption("--shard cannot pair --predicted's sentences with one shard of the gold file: "
+                                 "shard both files alike with filter --ids, or run without --shard")
     if max_length is None:
         max_length = EXACT_MAX_LENGTH.get(system, DEFAULT_MAX_LENGTH)
     if system in CONSTITUENCY_SYSTEMS:
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, limits, output_format.value, output, from_format, on_error,
-                                     rejects, quiet, jobs)
+                                     rejects, quiet, jobs, shard)
     if loss is not None or labels_file is not None:
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
                                  "(--system top-down or in-order)")
@@ -178,7 +185,8 @@ def annotate_command(
         trees = PredictedTrees(predicted, from_format, pool.report, align.value) if predicted else None
 
         def tasks(path: str, fmt: str) -> Iterator[tuple[tuple[int, Sentence], tuple]]:
-            sentences = enumerate(share.count(read_treebank(path, fmt, on_error=trees or pool.report)), 1)
+            sentences = ((s.position, s) for s in share.count(read_treebank(path, fmt, on_error=trees or pool.report,
+                                                                             shard=shard)))
             if cubic_note is not None:
                 sentences = cubic_note(sentences)
             return (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .errors import TreebankError
 from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
 from .formats.oracle_file import recorded_format
+from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
     FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
     set_aside,
@@ -84,9 +85,9 @@ def _decoding_errors(path: str, binary: IO[bytes]):
         raise decompression_error(binary, err, display_name(path)) from None
 
 
-def _utf8_lines(lines: Iterator[str], filename: str) -> Iterator[str]:
+def _utf8_lines(lines: Iterator[str], filename: str, first_line: int = 1) -> Iterator[str]:
     """Pass lines through, stopping at the first one that held invalid UTF-8 (decoded as surrogates)."""
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first_line):
         if not line.isascii() and _UNDECODABLE.search(line):
             raise TreebankError("invalid UTF-8", filename=filename, line=number)
         yield line
@@ -98,11 +99,16 @@ def read_treebank(
     *,
     on_error: OnError | None = None,
     ptb_lines: bool = False,
+    ptb_positions: bool = False,
+    shard: Shard | None = None,
     **ptb_options: Any,
 ) -> Iterator[Any]:
     """Stream the sentences (CoNLL) or trees (PTB) of ``path`` (``-`` for stdin).
 
-    ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts.
+    ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts; ``ptb_positions``: as
+    ``(line, position, tree)``, position = the tree's place in its file (CoNLL sentences carry both).
+    ``shard``: only the sentences of that shard of the file (:mod:`treetool.shard`), numbered as in the
+    whole file.
 
     ``ptb_options`` go to :func:`treetool.formats.ptb.read_ptb` (``drop_traces``,
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
@@ -112,17 +118,37 @@ def read_treebank(
     with _opened(path) as binary:
         head = binary.peek(4096)[:4096]
         resolved = resolve_format(path, fmt, head)
-        if resolved == "ptb":
-            from .formats.ptb import read_ptb, read_ptb_with_lines
+        window = find_window(path, resolved, shard) if shard is not None else Window(0, -1, 1, 1)
+        with _windowed(path, binary, window) as stream:
+            if resolved == "ptb":
+                from .formats.ptb import read_ptb_with_lines
 
-            text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
-            reader = read_ptb_with_lines if ptb_lines else read_ptb
-            yield from reader(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
-            text.detach()
-        else:
-            from .formats.conll import read_conll
+                text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
+                trees = read_ptb_with_lines(_utf8_lines(text, name, window.first_line), name, on_error=on_error,
+                                            positions=ptb_positions, first_line=window.first_line,
+                                            first_position=window.first_position, **ptb_options)
+                if ptb_lines or ptb_positions:
+                    yield from trees
+                else:
+                    yield from (tree for _, tree in trees)
+                text.detach()
+            else:
+                from .formats.conll import read_conll
 
-            yield from read_conll(binary, name, resolved, on_error)
+                yield from read_conll(stream, name, resolved, on_error, window.first_line, window.first_position)
+
+
+@contextmanager
+def _windowed(path: str, binary: IO[bytes], window: Window):
+    """``binary`` itself for a whole file (end -1), else a stream of the window's bytes only."""
+    if window.end < 0:
+        yield binary
+        return
+    stream = io.BufferedReader(WindowReader(path, window))
+    try:
+        yield stream
+    finally:
+        stream.close()
 
 
 class ReadShare:
