@@ -218,8 +218,12 @@ ShardOpt = Annotated[
 
 def shard_input(files: Sequence[str], shard: Optional[Shard]) -> None:
     """``--shard`` splits one file: with several, the shards' outputs concatenated would interleave them."""
-    if shard is not None and len(files) != 1:
+    if shard is None:
+        return
+    if len(files) != 1:
         raise InapplicableOption(f"--shard splits one input file ({len(files)} given): run each file on its own")
+    if files[0] == "-":
+        raise InapplicableOption("--shard needs a file it can cut by bytes, not stdin")
 
 
 def align_option(other: str) -> Any:
