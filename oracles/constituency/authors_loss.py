@@ -186,8 +186,7 @@ class AuthorsCosts:
 
     def _reachable(self, items: list[tuple[bool, int]], open_ids: list, j: int, created: set) -> int:
         """Gold constituents reachable once the stack is ``items`` ((open?, start or position) each) at buffer j."""
-        opens = [(index, identity) for (index, (is_open, _)), identity
-                 in zip(((i, it) for i, it in enumerate(items) if it[0]), open_ids)]
+        opens = list(zip([index for index, (is_open, _) in enumerate(items) if is_open], open_ids))
         starts = {start: index for index, (is_open, start) in enumerate(items) if not is_open}
         after = _After(starts, opens, {index: items[index - 1][1] for index, _ in opens}, len(items) - 1)
         total = len(created) + self.from_count[j]
