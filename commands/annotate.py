@@ -98,7 +98,7 @@ def annotate_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
-    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); search = exhaustive search only.", show_default=False)] = None,
+    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); authors = in-order only, the scoring of the authors' released parser; search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
     jobs: Jobs = 1,
     shard: ShardOpt = None,

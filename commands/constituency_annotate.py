@@ -20,7 +20,7 @@ import typer
 from treetool.oracles.annotate import Explore, Predicted, Static
 from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
 from treetool.oracles.constituency.annotate import annotate_tree
-from treetool.oracles.constituency.dynamic import LOSSES
+from treetool.oracles.constituency.dynamic import LOSSES, LOSSES_OF
 from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
 from treetool.oracles.errors import OracleUnavailable
@@ -49,8 +49,8 @@ RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(DEPENDENCY_ONLY, lambda v: False, "is for dependency systems, not top-down or in-order"),
-    OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] != "paper",
-             "acts only with exhaustive search (--loss exact or search), not with --loss paper"),
+    OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] not in ("paper", "authors"),
+             "acts only with exhaustive search (--loss exact or search), not with --loss paper or authors"),
     no_lift("annotate"),
     OnlyWhen(("output_format",), lambda v: v["output_format"] == "jsonl",
              "tsv is for dependency systems; constituency steps are written as jsonl only"),
@@ -84,6 +84,9 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                                  "which one shard does not see")
     system = get_constituency_system(system_name)
     kind = "exact" if loss is None else loss.value
+    if kind not in LOSSES_OF[system_name]:
+        raise InapplicableOption(f"--loss {kind} is for in-order only: the authors' top-down dynamic-oracle code "
+                                 "is not public")
     labels = _labels(labels_file, inputs)
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
     walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, limits)
