@@ -268,3 +268,14 @@ def test_the_gnu_parallel_recipe(tmp_path: Path) -> None:
     joined = subprocess.run(f"parallel -k {treetool} projectivize {path} --shard {{}}/4 -o - ::: 1 2 3 4",
                             shell=True, capture_output=True, check=True).stdout
     assert joined == whole
+
+
+def test_replay_shards_concatenated_are_one_run(tmp_path: Path) -> None:
+    oracle = tmp_path / "corpus.oracle"
+    assert run_cli("oracle", _corpus(tmp_path), "--system", "arc-hybrid", "-o", oracle).returncode == 0
+    _sharded_equals_whole(tmp_path, oracle, "replay", "--system", "arc-hybrid")
+    trees = tmp_path / "trees.mrg"
+    trees.write_text("".join(_random_bracket(random.Random(k)) + "\n" for k in range(20)))
+    blocks = tmp_path / "trees.oracle"
+    assert run_cli("oracle", trees, "--system", "in-order", "--no-clean", "-o", blocks).returncode == 0
+    _sharded_equals_whole(tmp_path, blocks, "replay", "--system", "in-order")
