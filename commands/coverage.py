@@ -17,14 +17,14 @@ from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
-from treetool.treebank import ReadShare, read_treebank
+from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
     Rejects, ReportFormat, ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
 )
 from .progress import SentenceProgress
-from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options
 
 COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
 RULES = (
@@ -83,14 +83,13 @@ def coverage_command(
     total = Coverage("total")
     timed_out: list[str] = []
     work = functools.partial(_tree_coverage, chosen, max_degree, max_seconds)
-    share = ReadShare(path for path, _ in inputs)
     with (
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
         files = ((path, (((position, s), s.head_list)
-                         for position, s in enumerate(share.count(read_treebank(path, fmt, on_error=pool.report)), 1)))
+                         for position, s in enumerate(read_treebank(path, fmt, on_error=pool.report), 1)))
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)
