@@ -84,10 +84,8 @@ def run_cli(*args: object, stdin: bytes | None = None) -> CliResult:
 
 def force_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make every :class:`~treetool.parallel.SentencePool` start its workers after the first sentence read and hand
-    the work to them at once, one task per chunk (many chunks, the window fills); returns the list of pool starts
+    the work to them, one task per chunk (many chunks, the window fills); returns the list of pool starts
     (one entry per start)."""
-    from concurrent.futures import wait
-
     import treetool.parallel as parallel
 
     monkeypatch.setattr(parallel, "START_SENTENCES", {"fork": 0, "spawn": 0})
@@ -99,7 +97,6 @@ def force_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     def counted(self: parallel.SentencePool, work: Callable[[Any], Any]) -> None:
         starts.append(1)
         start(self, work)
-        wait(self._booting)  # the workers take over at once, instead of when they are up
 
     monkeypatch.setattr(parallel.SentencePool, "_start", counted)
     return starts

@@ -250,12 +250,24 @@ def test_the_sentences_read_count_over_the_run_not_the_file(monkeypatch):
         for _ in pool.map(square_or_timeout, ((i, i) for i in range(6))):
             pass
         assert pool._refused
-    for each, started in ((9, False), (10, True)):  # each input's start counts as a sentence
+    for each, started in ((10, False), (11, True)):  # the marks between inputs are not sentences
         files = [(name, [((name, i), i) for i in range(each)]) for name in "ab"]
         with SentencePool(2) as pool:
             for _, results in pool.map_files(square_or_timeout, files):
                 list(results)
             assert pool._refused == started
+
+
+@pytest.mark.parametrize("count, started", [(500, False), (501, True)])
+def test_more_than_500_sentences_start_the_workers(count, started, monkeypatch, tmp_path):
+    """The documented rule, through the command line (the pool's start is recorded, not run)."""
+    starts = []
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(setattr(self, "_refused", True)))
+    path = tmp_path / "input.conllu"
+    path.write_bytes(sentences(shared_path(*EWT), count))
+    assert run_cli("annotate", path, "--system", "arc-eager", "--jobs", "2", "-o", os.devnull).returncode == 0
+    assert len(starts) == int(started)
 
 
 def test_an_input_failing_during_the_read_ahead_fails_after_its_items(monkeypatch):
@@ -314,7 +326,7 @@ def test_pool_hands_back_in_order_with_errors_and_reports(method, forced):
                 if key == 150:
                     assert len(reported) == 1
                 seen.append((key, _value(outcome)))
-        assert pool.parallel
+        assert pool._sent
     assert [key for key, _ in seen] == list(range(300))  # every item before the input's failure
     for key, value in seen:
         expected = None if key % 5 == 0 else ("timeout", 1.5) if key % 7 == 3 else key * key
@@ -350,7 +362,7 @@ def test_map_files_keeps_the_workers_busy_across_the_inputs(forced):
                         opened_before_a_ended = list(opened)
                     if name == "b" and i == 2:
                         break  # the rest of b is skipped, c still comes
-        assert pool.parallel
+        assert pool._sent
     expected = [("timeout", 1.5) if i % 7 == 3 else i * i for i in range(40)]
     assert seen["a"] == expected and seen["empty"] == [] and seen["b"] == expected[:3]
     assert seen["c"] == expected[:5]
@@ -378,7 +390,7 @@ def test_a_pool_stopped_at_once_leaves_one_thread_so_the_next_can_fork(ending, f
     """Workers stopped without joining (never sent work, or the run failed): the executor's thread is gone too."""
     with pytest.raises(KeyError) if ending == "error" else nullcontext():
         with SentencePool(2) as pool:
-            for _ in pool.map(busy, ((i, 1e-3) for i in range(1 if ending == "unused" else 50))):
+            for _ in pool.map(busy, ((i, None if ending == "unused" else 1e-3) for i in range(50))):
                 pass
             assert pool._executor is not None and (pool._sent == 0) == (ending == "unused")
             if ending == "error":
@@ -395,7 +407,7 @@ def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
         out.write("written before the workers\n")  # still in the buffer when they fork
         with SentencePool(2) as pool:
             squares = [outcome.get() for _, outcome in pool.map(square_or_timeout, ((i, i) for i in range(0, 60, 7)))]
-            assert pool.parallel
+            assert pool._sent
         out.write("after\n")
     assert forced and squares == [i * i for i in range(0, 60, 7)]
     assert path.read_text() == "written before the workers\nafter\n"

@@ -19,22 +19,21 @@ counts and the first error are those of a run in one process.
   warnings see what one process sees.
 * The workers start by a fixed rule, never a measurement: with ``jobs > 1``
   the pool reads ahead, working on nothing, until more than
-  ``START_SENTENCES`` sentences of the run are read (each input's start in
-  :meth:`SentencePool.map_files` counts as one), then starts all ``jobs`` workers; an input that ends first is done here, as with one job.
-  So a short input never pays for workers (importing :mod:`multiprocessing`,
-  forking, a pipe per chunk), the same input starts them or not whatever
-  the machine's load, and they get the input from its first sentence
-  (this process reads it anyway).  Work too cheap to send (a linear static
-  oracle) is kept in one process by its command, declared.
-* Chunk sizes, not the output, depend on timing: ``FIRST_CHUNK`` tasks
-  until the workers report a chunk's CPU time, then about ``CHUNK_SECONDS``
-  of work.  At the input's end the chunks not yet handed to a worker are
-  sent again ``TAPER`` times smaller, so the workers end together.  Memory is
+  ``START_SENTENCES`` sentences of the run are read, then starts all
+  ``jobs`` workers; an input that ends first is done here, as with one job.  So a
+  short input never pays for workers (importing :mod:`multiprocessing`,
+  forking, a pipe per chunk), the same input starts them or not whatever the
+  machine's load, and they get the input from its first sentence (this
+  process reads it anyway).  Work too cheap to send (a linear static oracle)
+  is kept in one process by its command, declared.
+* Chunk sizes, not the output, depend on timing: ``FIRST_CHUNK`` tasks until
+  the workers report a chunk's CPU time, then about ``CHUNK_SECONDS`` of
+  work.  At the input's end the chunks not yet handed to a worker are sent
+  again ``TAPER`` times smaller, so the workers end together.  Memory is
   bounded: ``START_SENTENCES`` items read ahead, ``WINDOW_PER_JOB * jobs``
   chunks outstanding of at most ``MAX_CHUNK`` tasks and ``MAX_KEYS`` items.
-* Work goes on here while the workers start, so a run that ends meanwhile
-  does not wait for them.  A worker that dies (a signal, out of memory)
-  ends the run with :class:`WorkerDied`: one line, no traceback.
+* A worker that dies (a signal, out of memory) ends the run with
+  :class:`WorkerDied`: one line, no traceback.
 
 Start method: ``fork`` where it is the platform's ordinary method (not macOS,
 whose system libraries are not fork-safe) and this process runs one thread (a
@@ -72,7 +71,7 @@ R = TypeVar("R")
 
 #: The workers start once more than this many sentences of the run have been read, by start method (module doc):
 #: 300 sentences of ``annotate --system arc-eager`` are a tenth of a second of work, which importing the pool and
-#: forking (0.05 s) could not pay back.
+#: forking (0.05 s) could not pay back; a spawned worker costs 25 times what a forked one does.
 START_SENTENCES = {"fork": 500, "spawn": 5000}
 #: Tasks in each chunk sent before the workers have reported a chunk's cost.
 FIRST_CHUNK = 16
@@ -127,14 +126,9 @@ def attempt(work: Callable[[T], R], task: T) -> Outcome:
 
 
 class _CarriedError:
-    """An exception on its way back from a worker.
-
-    Rebuilt without calling ``__init__`` (whose signature need not match
-    ``args``, e.g. :class:`~treetool.budget.SentenceTimeout`), with its
-    attributes and, as a note shown only in a traceback, where the worker
-    raised it (a full formatted traceback costs a millisecond: too much for
-    the expected errors, thousands per run with ``--on-error skip``).
-    """
+    """An exception on its way back from a worker: rebuilt without ``__init__`` (whose signature need not match
+    ``args``, e.g. :class:`~treetool.budget.SentenceTimeout`), with its attributes and a note of where the worker
+    raised it (a formatted traceback costs a millisecond, thousands of times per run with ``--on-error skip``)."""
 
     def __init__(self, err: BaseException) -> None:
         self.type, self.args, self.state = type(err), err.args, dict(getattr(err, "__dict__", {}))
@@ -182,10 +176,6 @@ def _run_chunk(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Out
     start = time.process_time()
     outcomes = batch(tasks) if batch is not None else [attempt(work, task) for task in tasks]
     return [_portable(outcome) for outcome in outcomes], time.process_time() - start
-
-
-def _ready() -> None:
-    """A no-op: done once a worker has started (see :meth:`SentencePool._start`)."""
 
 
 def _worker_init() -> None:
@@ -259,13 +249,14 @@ def _one_file(stream: Iterator[tuple[Any, Any]], head: list[Any]) -> Iterator[tu
 
 def _read_chunk(source: Iterator[tuple[Any, Any]], size: int,
                 keys: int = MAX_KEYS) -> tuple[_Chunk, BaseException | None, bool]:
-    """The next chunk of ``source`` (at most ``size`` tasks and ``keys`` items), the exception that
-    ended the input early if any, and whether the input ended."""
-    chunk = _Chunk()
+    """The next chunk of ``source`` (at most ``size`` tasks and ``keys`` items, the marks between inputs
+    not counted), the exception that ended the input early if any, and whether the input ended."""
+    chunk, items = _Chunk(), 0
     try:
-        while len(chunk.tasks) < size and len(chunk.keys) < keys:
+        while len(chunk.tasks) < size and items < keys:
             key, task = next(source)
             chunk.keys.append((key, task is not None))
+            items += type(key) is not _FileStart
             if task is not None:
                 chunk.tasks.append(task)
     except StopIteration:
@@ -303,9 +294,8 @@ class SentencePool:
         self.jobs = resolve_jobs(jobs)
         self.on_error = on_error
         self._reports: list[Exception] = []
-        self._read = 0  # items read ahead in the run (sentences, and a mark per input of map_files)
+        self._read = 0  # sentences read ahead in the run
         self._executor: ProcessPoolExecutor | None = None
-        self._booting: list[Future] = []  # one no-op per worker: the workers are up when one is done
         self._sent = 0  # chunks sent to the workers
         self._task_seconds = 0.0  # cost of one task as the workers report it, for chunk sizes
         self._refused = False  # the work cannot be pickled: it stays in this process
@@ -319,11 +309,6 @@ class SentencePool:
     def report(self, error: Exception) -> None:
         """The ``on_error`` to give readers (see the class doc)."""
         self._reports.append(error)
-
-    @property
-    def parallel(self) -> bool:
-        """True once the workers run (until then, and while they start, the work is done here)."""
-        return self._executor is not None and any(future.done() for future in self._booting)
 
     def close(self, ok: bool = True) -> None:
         """Join the workers (``ok``), else, or when they were never used, stop them at once."""
@@ -376,12 +361,11 @@ class SentencePool:
         """:meth:`map` over several inputs as one stream: ``(name, results)`` per ``(name, items)`` of ``files``.
 
         ``results`` is what :meth:`map` would give for that input's items;
-        take them before the next input's (what is left is skipped). One
-        stream, so the chunks in the workers run on across the inputs' ends:
-        mapped one input at a time, each end drained the workers, and a
-        treebank of many small files (the Penn Treebank: 20-50 trees a file)
-        ran no faster with 2 jobs than with 1. An input is opened when the
-        read-ahead reaches it, and its reader's errors still come in order.
+        take them before the next input's (what is left is skipped).  One
+        stream, so the workers run on across the inputs' ends (a treebank of
+        many small files, the Penn Treebank's 20-50 trees each, is no slower
+        to share out than one file).  An input is opened when the read-ahead
+        reaches it, and its reader's errors still come in order.
         """
         stream = self.map(work, _tagged(files), **options)
         head = [next(stream, None)]
@@ -413,7 +397,7 @@ class SentencePool:
         if self.jobs > 1 and self._executor is None and not self._refused:
             left = START_SENTENCES[start_method()] + 1 - self._read
             ahead, failure, ended = _read_chunk(source, left, left)
-            self._read += len(ahead.keys)
+            self._read += sum(type(key) is not _FileStart for key, _ in ahead.keys)
             if not ended:
                 self._start(work)
             source = _replayed(ahead, failure, source)
@@ -421,16 +405,12 @@ class SentencePool:
             yield from self._map_here(work, source) if batch is None else \
                 self._map_batches_here(batch, batch_size, source)
             return
-        yield from self._map_here(work, source, until_up=True)
         yield from self._map_parallel(work, batch, source)
 
-    def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]],
-                  until_up: bool = False) -> Iterator[tuple[Any, Any]]:
-        """One task at a time in this process, to the input's end or (``until_up``) until the workers are up."""
+    def _map_here(self, work: Callable[[Any], Any], source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+        """One task at a time in this process."""
         for key, task in source:
             yield key, None if task is None else attempt(work, task)
-            if until_up and self.parallel:
-                return
 
     def _map_batches_here(self, batch: Callable[[list[Any]], list[Outcome]], batch_size: int,
                           source: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
@@ -453,9 +433,6 @@ class SentencePool:
 
         self._executor = ProcessPoolExecutor(
             self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init)
-        # Work goes on here while the workers start (half a second each when spawned): a run that
-        # ends meanwhile loses almost nothing (close stops them).
-        self._booting = [self._executor.submit(_ready) for _ in range(self.jobs)]
 
     def _chunk_size(self) -> int:
         """Tasks for the next chunk: ``FIRST_CHUNK`` until the workers have reported a cost, then about
