@@ -201,9 +201,10 @@ def _starts(monkeypatch, items) -> tuple[bool, list]:
         return pool._refused, results
 
 
-@pytest.mark.parametrize("command", [["coverage"], ["annotate", "--system", "arc-eager"]])
+@pytest.mark.parametrize("command", [["coverage", "--system", "swap"], ["annotate", "--system", "arc-eager"]])
 def test_a_short_input_stays_in_one_process(command, monkeypatch, real):
-    """120 sentences, the real rule: no workers (the pool's start is recorded, not run)."""
+    """120 sentences, the real rule: no workers (the pool's start is recorded, not run; swap's oracle would take
+    them on a long input)."""
     starts = []
     monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(1))
     assert run_cli(command[0], real, *command[1:], "--jobs", "2").returncode == 0
