@@ -21,7 +21,7 @@ from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.steps import DEPENDENCY_FORMATS
 from treetool.parallel import SentencePool
-from treetool.treebank import ReadShare, read_treebank
+from treetool.treebank import read_treebank
 
 from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
@@ -174,19 +174,18 @@ def annotate_command(
         options=_oracle_options(prefer_monotonic, algorithm, strategy))
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
                         fail=on_timeout is not None and on_timeout.value == "fail")
-    share = ReadShare(path for path, _ in inputs)
     cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
         error_policy(on_error, rejects) as errors,
         AtomicOutput(output) as out,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=errors, unread=share.unread) as pool,
+        SentencePool(jobs, on_error=errors) as pool,
     ):
         trees = PredictedTrees(predicted, from_format, pool.report, align.value) if predicted else None
 
         def tasks(path: str, fmt: str) -> Iterator[tuple[tuple[int, Sentence], tuple]]:
-            sentences = ((s.position, s) for s in share.count(read_treebank(path, fmt, on_error=trees or pool.report,
-                                                                             shard=shard)))
+            sentences = ((s.position, s) for s in read_treebank(path, fmt, on_error=trees or pool.report,
+                                                                shard=shard))
             if cubic_note is not None:
                 sentences = cubic_note(sentences)
             return (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),

@@ -191,7 +191,7 @@ Jobs = Annotated[
     int,
     typer.Option(
         "--jobs", "-j", metavar="N", callback=_jobs,
-        help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
+        help="Worker processes (0: all cores). The output is the same as with 1; inputs of up to 500 sentences run in one process.",
     ),
 ]
 Align = choices("Align", ALIGNMENTS)

@@ -17,7 +17,7 @@ from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
-from treetool.treebank import ReadShare, read_treebank
+from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
@@ -25,7 +25,7 @@ from .common import (
     refuse_inapplicable, shard_input,
 )
 from .progress import SentenceProgress
-from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options
 
 COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
 RULES = (
@@ -87,14 +87,13 @@ def coverage_command(
     total = Coverage("total")
     timed_out: list[str] = []
     work = functools.partial(_tree_coverage, chosen, max_degree, max_seconds)
-    share = ReadShare(path for path, _ in inputs)
     with (
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
         files = ((path, (((s.position, s), s.head_list)
-                         for s in share.count(read_treebank(path, fmt, on_error=pool.report, shard=shard))))
+                         for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)

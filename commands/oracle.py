@@ -15,14 +15,14 @@ from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
 from treetool.report import JsonReportFile
-from treetool.treebank import ReadShare, TreebankWriter, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
     ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable, shard_input,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
-from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, system_from_options
+from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, static_oracle_jobs, system_from_options
 
 if TYPE_CHECKING:
     from treetool.parallel import Outcome
@@ -188,18 +188,17 @@ def oracle_command(
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
     work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
-    share = ReadShare(path for path, _ in inputs)
     with (
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
         ok = False
         try:
             files = ((path, (((s.position, s), (s.head_list, s.deprels if labeled else None))
-                             for s in share.count(read_treebank(path, fmt, on_error=pool.report, shard=shard))))
+                             for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                      for path, fmt in inputs)
             for path, results in pool.map_files(work, files):
                 counts = SequenceCounts(path)

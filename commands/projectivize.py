@@ -15,7 +15,7 @@ from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PS
 from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
-from treetool.treebank import ReadShare, TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
     Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
@@ -133,19 +133,18 @@ def projectivize_command(
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
     counts: dict[str, GeometricMeanByLength] = {}
-    share = ReadShare(path for path, _ in inputs)
     with (
         plot_file(plot) as plot_out,
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            sentences = share.count(read_treebank(path, fmt, on_error=pool.report, shard=shard))
+            sentences = read_treebank(path, fmt, on_error=pool.report, shard=shard)
             means = counts.setdefault(path, GeometricMeanByLength()) if plot_out is not None else None
             for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)

@@ -8,11 +8,10 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -21,7 +20,7 @@ from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decomp
 from .formats.oracle_file import recorded_format
 from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
-    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
+    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, open_binary_input, reject_binary,
     set_aside,
 )
 
@@ -149,42 +148,6 @@ def _windowed(path: str, binary: IO[bytes], window: Window):
         yield stream
     finally:
         stream.close()
-
-
-class ReadShare:
-    """How much of a run's CoNLL inputs has been read: the share of their bytes that :meth:`count` has seen.
-
-    It tells a :class:`~treetool.parallel.SentencePool` how much work is left
-    (``unread=share.unread``), so that workers start early on a long input
-    and not on a short one.  Unknown (None) when an input's size is: stdin,
-    a pipe, a compressed file.  Sentences the reader skips as bad
-    (``--on-error skip``) are not counted, so with many of them the work left
-    seems larger than it is, and workers may start on an input too short to
-    repay them.
-    """
-
-    def __init__(self, paths: Iterable[str]) -> None:
-        self.paths = list(paths)
-        self.read = 0
-
-    @functools.cached_property
-    def total(self) -> int | None:
-        """The inputs' bytes, None when one's size is unknown: found when first asked for (each input is opened to
-        see whether it is compressed), which a run in one process never does."""
-        sizes = [input_size(path) for path in self.paths]
-        return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
-
-    def count(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """``sentences`` unchanged, their bytes counted as read."""
-        for sentence in sentences:
-            self.read += len(sentence.raw)
-            yield sentence
-
-    def unread(self) -> float | None:
-        """The share of the inputs' bytes not read yet (0 to 1), None when their size is unknown."""
-        if not self.total:
-            return None
-        return max(0.0, 1.0 - self.read / self.total)
 
 
 def treebank_format(path: str, fmt: str | None = None) -> str:
