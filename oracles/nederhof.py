@@ -482,11 +482,13 @@ class _BufferSide(NamedTuple):
         for word in reversed(critical):  # a critical head lies right of its critical dependents (projective)
             root[word] = root.get(gold[word], word)
         attached: dict[int, list[int]] = {}
+        inner = 0
         for word in critical:
-            if gold[word] not in root:
+            if gold[word] in root:
+                inner += 1
+            else:
                 attached.setdefault(gold[word], []).append(word)
-        roots = sum(len(children) for children in attached.values())
-        return cls(critical, root, len(critical) - roots, attached, len(critical))
+        return cls(critical, root, inner, attached, len(critical))
 
 
 class _Table5:
@@ -582,7 +584,7 @@ class _Table5:
         table.level, table.memo = before.level[:keep], before.memo[:keep]
         table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
         table.defined = [at for at in before.defined if at < keep]
-        table._set_run(0, 0)
+        table._set_run(0, 0, keep)
         table.component_first = {component: at for at, level in enumerate(table.level) for component in level[8]}
         return table
 
@@ -637,10 +639,8 @@ class _Table5:
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
-        else:  # p_ge of the levels above the last defined one (none so far) becomes p
-            self.p_ge.append(p)
-            self.top.append(root[p])
-            self._set_run(p, root[p])
+        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
+            self._set_run(p, root[p], at + 1)
             self.defined.append(at)
 
     def _pop(self) -> None:
@@ -653,13 +653,14 @@ class _Table5:
         self.top.pop()
         if self.defined and self.defined[-1] == len(self.words):
             self.defined.pop()
-            self._set_run(0, 0)
+            self._set_run(0, 0, len(self.words))
 
-    def _set_run(self, p_ge: int, top: int) -> None:
-        """Set p_ge and top of the levels between the last defined level and the top (their p is None)."""
+    def _set_run(self, p_ge: int, top: int, end: int) -> None:
+        """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
+        and ``top`` (their p is None), and of none above (``end`` is the stack's height, or one more)."""
         start = self.defined[-1] + 1 if self.defined else 0
-        for i in range(start, len(self.p_ge)):
-            self.p_ge[i], self.top[i] = p_ge, top
+        self.p_ge[start:] = [p_ge] * (end - start)
+        self.top[start:] = [top] * (end - start)
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
         """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
