@@ -214,7 +214,8 @@ class NederhofOracle(CostVectors):
     spent. The oracle serves one sentence and keeps what later calls can
     reuse (§7): the cubic algorithm's chart of the buffer words and the
     top's rows (:mod:`treetool.oracles.buffer_chart`), and Table 5's items
-    per buffer (:class:`_Table5`), each valid for any configuration, so any
+    per buffer (:class:`_Table5`; a buffer a SHIFT makes starts from the
+    items of the one before that the shift leaves valid), each valid for any configuration, so any
     configuration may still be asked, in any order; a walk, whose
     configurations share most of their stack and buffer, asks them in the
     cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
@@ -561,7 +562,7 @@ class _Table5:
 
     @classmethod
     def rebased(cls, before: "_Table5", shifted: int, side: _BufferSide) -> "_Table5":
-        """The table of the buffer that ``before``'s loses by shifting its first word ``shifted``.
+        """The table of the buffer after SHIFT from ``before``'s buffer, whose first word is ``shifted``.
 
         Keeps ``before``'s levels below the lowest stack word that is the gold
         head or a gold child of ``shifted`` (their items shared, not copied).
