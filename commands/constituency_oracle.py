@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
-from treetool.oracles.constituency.tree import gold_tokens_and_line, tokens
+from treetool.oracles.constituency.tree import tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, oracle_record_from_lines
@@ -138,13 +138,13 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error, run.from_format,
                                                          run.system.name), 1):
         try:
-            gold, tags, words, text = gold_tokens_and_line(tree)
+            text, tags, words, actions = run.system.bracket_oracle(tree)[:4]
+            reason = None
         except GoldTreeError as err:
-            gold, reason = None, str(err)
+            actions, reason = None, str(err)
             tags, words = tokens(tree)
             text = tree_to_line(tree)
-        actions = None if gold is None else run.system.static_oracle(gold)
-        if gold is not None and actions is None:
+        if actions is None and reason is None:
             reason = "beyond the system's limits (see the system's rules on the Constituency page of the documentation)"
         counts["trees"] += 1
         counts["words"] += len(words)
