@@ -189,6 +189,10 @@ def _spelled(tree: Tree, run: Run) -> list[str]:
     return out
 
 
+#: Records encoded and written together: one write per tree costs more than making the record.
+_RECORDS_PER_WRITE = 256
+
+
 def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutput) -> None:
     """Trees to a temporary file while counting words, then to ``out`` with the unknown-word lines.
 
@@ -205,10 +209,15 @@ def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutpu
             spool.write(f"{tree.text}\t{' '.join(tree.tags)}\t{' '.join(tree.words)}\t{actions}\n")
         spool.seek(0)
         vocabulary = Vocabulary(words, run.lang)
+        records = []
         for line in spool:
             text, tags, sentence, actions = line[:-1].split("\t")
-            record = oracle_record_from_lines(text, tags, sentence, vocabulary, actions.replace(" ", "\n"), comment)
-            out.write(record.encode("utf-8", "surrogateescape"))
+            records.append(oracle_record_from_lines(text, tags, sentence, vocabulary, actions.replace(" ", "\n"),
+                                                    comment))
+            if len(records) == _RECORDS_PER_WRITE:
+                out.write("".join(records).encode("utf-8", "surrogateescape"))
+                records.clear()
+        out.write("".join(records).encode("utf-8", "surrogateescape"))
 
 
 def _json(tree: Tree, run: Run) -> bytes:
