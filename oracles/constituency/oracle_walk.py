@@ -55,7 +55,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
     actions: list[str] = []
     label = tree._label
     texts = ["(" + label]
-    pending: str | None = kind + "(" + label + ")"  # the label action, until it is written
+    pending: str | None = f"{kind}({label})"  # the label action, until it is written
     if label_first:
         actions.append(pending)
         pending = None
@@ -71,7 +71,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
                 tag, word = child._label, child[0]
                 tags.append(tag)
                 words.append(word)
-                texts.append(" (" + tag + " " + word + ")")
+                texts.append(f" ({tag} {word})")
                 actions.append("SHIFT")
                 chain = 0
                 if pending is not None:
@@ -84,7 +84,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
                 tree, rest = child, iter(child)
                 label = child._label
                 texts.append(" (" + label)
-                pending = kind + "(" + label + ")"
+                pending = f"{kind}({label})"
                 if label_first:
                     actions.append(pending)
                     pending = None
