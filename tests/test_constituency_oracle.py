@@ -67,6 +67,7 @@ def test_unknown_classes_hand_checked(word: str, expected: str) -> None:
 
 def test_ascii_lowercasing() -> None:
     assert ascii_lower("CAFÉ Vinken") == "cafÉ vinken"
+    assert ascii_lower("CAFE Vinken-IBM") == "cafe vinken-ibm"
 
 
 def _oracle(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:

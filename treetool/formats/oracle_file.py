@@ -58,8 +58,9 @@ _SUFFIXES = ("ed", "ing", "ion", "er", "est", "ly", "ity", "y", "al")
 
 
 def ascii_lower(word: str) -> str:
-    """Lower-case ASCII letters only (Python 2 ``str.lower`` on bytes)."""
-    return word.translate(_ASCII_LOWER)
+    """Lower-case ASCII letters only (Python 2 ``str.lower`` on bytes); ``str.lower`` does just that on ASCII text,
+    several times faster than the translation."""
+    return word.lower() if word.isascii() else word.translate(_ASCII_LOWER)
 
 
 def recorded_format(head: bytes) -> str | None:
