@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
-from treetool.oracles.constituency.tree import gold_tokens_and_line, tokens
+from treetool.oracles.constituency.tree import tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, oracle_record_from_lines
@@ -143,13 +143,13 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system.name,
                                              run.shard):
         try:
-            gold, tags, words, text = gold_tokens_and_line(tree)
+            text, tags, words, actions = run.system.bracket_oracle(tree)[:4]
+            reason = None
         except GoldTreeError as err:
-            gold, reason = None, str(err)
+            actions, reason = None, str(err)
             tags, words = tokens(tree)
             text = tree_to_line(tree)
-        actions = None if gold is None else run.system.static_oracle(gold)
-        if gold is not None and actions is None:
+        if actions is None and reason is None:
             reason = "beyond the system's limits (see the system's rules on the Constituency page of the documentation)"
         counts["trees"] += 1
         counts["words"] += len(words)
@@ -194,6 +194,10 @@ def _spelled(tree: Tree, run: Run) -> list[str]:
     return out
 
 
+#: Records encoded and written together: one write per tree costs more than making the record.
+_RECORDS_PER_WRITE = 256
+
+
 def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutput) -> None:
     """Trees to a temporary file while counting words, then to ``out`` with the unknown-word lines.
 
@@ -210,10 +214,15 @@ def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutpu
             spool.write(f"{tree.text}\t{' '.join(tree.tags)}\t{' '.join(tree.words)}\t{actions}\n")
         spool.seek(0)
         vocabulary = Vocabulary(words, run.lang)
+        records = []
         for line in spool:
             text, tags, sentence, actions = line[:-1].split("\t")
-            record = oracle_record_from_lines(text, tags, sentence, vocabulary, actions.replace(" ", "\n"), comment)
-            out.write(record.encode("utf-8", "surrogateescape"))
+            records.append(oracle_record_from_lines(text, tags, sentence, vocabulary, actions.replace(" ", "\n"),
+                                                    comment))
+            if len(records) == _RECORDS_PER_WRITE:
+                out.write("".join(records).encode("utf-8", "surrogateescape"))
+                records.clear()
+        out.write("".join(records).encode("utf-8", "surrogateescape"))
 
 
 def _json(tree: Tree, run: Run) -> bytes:

@@ -12,9 +12,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from treetool.oracles.arc_eager import NM_VARIANTS, REDUCE_MODES
 from treetool.oracles.layout import ROOT_POSITIONS
-from treetool.oracles.swap import SWAP_ORDERS
+from treetool.oracles.option_values import NM_VARIANTS, REDUCE_MODES, SWAP_ORDERS
 from treetool.oracles.errors import SystemSpecError
 from treetool.oracles.registry import SYSTEMS, make_system
 from treetool.oracles.system import TransitionSystem

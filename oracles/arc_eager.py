@@ -17,17 +17,12 @@ from .configuration import Action, Configuration, as_heads, attach, parse_action
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
 from .errors import IllegalAction
 from .layout import check_root
+from .option_values import NM_VARIANTS, REDUCE_MODES
 from .spec import OracleSpec
 from .system import TransitionSystem
 from .vocabulary import ActionKinds
 
 __all__ = ["ArcEager", "NonMonotonicArcEager", "arc_eager_oracle", "REDUCE_MODES", "NM_VARIANTS"]
-
-REDUCE_MODES = ("eager", "lazy")
-"""When the static oracle reduces: as soon as it is safe, or only when it must."""
-
-NM_VARIANTS = ("L", "D", "LD")
-"""Non-monotonic variants: L (Left-Arc may replace a head), D (Reduce may add s1 -> s0), or both."""
 
 
 def arc_eager_oracle(

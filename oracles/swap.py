@@ -10,14 +10,12 @@ from .attardi import ShiftReduce
 from .canonical import bottom_up_run, label_actions
 from .configuration import Action, Configuration, as_heads, parse_action
 from .errors import IllegalAction
+from .option_values import SWAP_ORDERS
 from .spec import OracleSpec
 from .system import TransitionSystem
 from .vocabulary import ActionKinds
 
 __all__ = ["Swap", "swap_oracle", "swap_run", "projective_order", "projective_components", "SWAP_ORDERS"]
-
-SWAP_ORDERS = ("eager", "lazy")
-"""Static-oracle orders: swap as soon as possible (Nivre 2009) or as late as possible (Nivre et al. 2009)."""
 
 _CHECK_EVERY = 8192  # transitions of the static oracle between two budget checks
 

@@ -26,21 +26,21 @@ def test_reference_files_byte_for_byte(system: str, reference: str, separate_voc
     assert out.read_bytes() == expected
 
 
-def test_gold_walk_writes_the_cleaned_trees() -> None:
-    """The one-line text made in the gold walk is the reference cleaning's text; tags and words are nltk's."""
+def test_oracle_walk_writes_the_cleaned_trees() -> None:
+    """The one-line text made in the oracle walk is the reference cleaning's text; tags and words are nltk's."""
     from nltk import Tree
 
     from treetool.formats.ptb import read_ptb_file
-    from treetool.oracles.constituency.tree import gold_tokens_and_line
+    from treetool.oracles.constituency.oracle_walk import oracle_walk
 
     files = sorted(shared_path("data", "ptb-sample").glob("*.mrg"))
     expected = shared_path("reference", "constituency", "ptb-sample.clean.txt").read_text("utf-8").splitlines()
-    got = [gold_tokens_and_line(tree) for path in files
+    got = [oracle_walk(tree, "NT", True) for path in files
            for tree in read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True)]
-    assert [line for _, _, _, line in got] == expected
-    for (_, tags, words, _), text in zip(got, expected):
+    assert [walk.text for walk in got] == expected
+    for walk, text in zip(got, expected):
         tree = Tree.fromstring(text)
-        assert (tags, words) == ([tag for _, tag in tree.pos()], tree.leaves())
+        assert (walk.tags, walk.words) == ([tag for _, tag in tree.pos()], tree.leaves())
 
 
 KNOWN = frozenset({"apples", "the", "Vinken"})
@@ -67,6 +67,7 @@ def test_unknown_classes_hand_checked(word: str, expected: str) -> None:
 
 def test_ascii_lowercasing() -> None:
     assert ascii_lower("CAFÉ Vinken") == "cafÉ vinken"
+    assert ascii_lower("CAFE Vinken-IBM") == "cafe vinken-ibm"
 
 
 def _oracle(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:

@@ -19,9 +19,9 @@ from treetool.oracles.constituency import (
     Configuration, InOrder, Node, TopDown, from_nltk, get_constituency_system, postorder,
 )
 from treetool.oracles.constituency.search import derivable, exact_costs, hamming, min_loss, reachable_trees, successors
-from treetool.oracles.constituency.tree import GoldTreeError
+from treetool.oracles.constituency.tree import GoldTreeError, gold_and_tokens
 from treetool.oracles.errors import IllegalAction
-from treetool.formats.ptb import read_ptb_file
+from treetool.formats.ptb import read_ptb_file, tree_to_line
 
 from conftest import shared_path
 
@@ -199,6 +199,36 @@ def test_static_oracle_succeeds_iff_derivable(system) -> None:
         assert (system.static_oracle(node) is not None) == ok
         seen[ok] += 1
     assert seen[True] and seen[False]
+
+
+@pytest.mark.parametrize("system", [InOrder(), InOrder(max_unary=0), InOrder(max_unary=1), InOrder(max_unary=2),
+                                    TopDown(), TopDown(max_open_nts=0), TopDown(max_open_nts=2)],
+                         ids=lambda s: f"{s.name}{s.options() or ''}")
+def test_bracket_oracle_is_the_static_oracle(system) -> None:
+    """The one-walk oracle (text, tags, words, actions) agrees with the Node-based static oracle, refusals
+    included, on random trees with unary chains and on the sample."""
+    rng = random.Random(7)
+    texts = [_random_tree(rng, rng.randint(1, 6), "ABC", 0.5) for _ in range(300)]
+    texts += [tree_to_line(tree) for path in sorted(shared_path("data", "ptb-sample").glob("wsj_00[0-1]*.mrg"))
+              for tree in read_ptb_file(path, drop_traces=True, strip_functions=True, remove_wrapper=True)]
+    refused = 0
+    for text in texts:
+        tree = Tree.fromstring(text)
+        node, tags, words = gold_and_tokens(tree)
+        walk = system.bracket_oracle(tree)
+        assert (walk.text, walk.tags, walk.words) == (text, tags, words)
+        assert walk.actions == system.static_oracle(node)
+        refused += walk.actions is None
+    assert refused or system.options() == {}
+
+
+def test_bracket_oracle_refuses_what_from_nltk_refuses() -> None:
+    for text, message in [("(NN yes)", "single preterminal"), ("(NP the (NN cat))", "bare word 'the'"),
+                          ("(S (NP (NN a b)))", "bare word 'a'"), ("(S (NP (DT a)) b)", "bare word 'b'")]:
+        with pytest.raises(GoldTreeError, match=message):
+            TopDown().bracket_oracle(Tree.fromstring(text))
+        with pytest.raises(GoldTreeError, match=message):
+            from_nltk(Tree.fromstring(text))
 
 
 def test_min_loss_hand_checked() -> None:

@@ -32,6 +32,9 @@ close a constituent whose last child is a 4-chain is refused). Final: after
 
 from __future__ import annotations
 
+from typing import Any
+
+from .oracle_walk import OracleWalk, oracle_walk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
@@ -127,6 +130,15 @@ class InOrder(ConstituencySystem):
                 actions.append(entry)
         actions.append("TERM")
         return actions if not chained or self.kparser_allows(actions, gold.end) else None
+
+    def bracket_oracle(self, tree: Any) -> OracleWalk:
+        """Figure 5's sequence from one walk (:func:`oracle_walk`); refused as :meth:`static_oracle` refuses it
+        (checked only when a unary chain reaches ``max_unary``, as there)."""
+        walk = oracle_walk(tree, self.nonterminal_kind, label_first=False)
+        walk.actions.append("TERM")
+        if walk.longest_unary < self.max_unary or self.kparser_allows(walk.actions, len(walk.words)):
+            return walk
+        return walk._replace(actions=None)
 
     def kparser_allows(self, actions: list[str], n: int) -> bool:
         """True when Kparser's rules allow ``actions`` on ``n`` words.

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from typing import Iterable, NamedTuple, Union
+from typing import Any, Iterable, NamedTuple, Union
 
 from ..base import BaseSystem
 from ..errors import IllegalAction
+from .oracle_walk import OracleWalk
 from .tree import Node, Span
 
 __all__ = [
@@ -137,6 +138,12 @@ class ConstituencySystem(BaseSystem[Configuration]):
     @abstractmethod
     def static_oracle(self, gold: Node) -> list[str] | None:
         """The paper's static sequence for ``gold``, or ``None`` when the rules forbid it."""
+
+    @abstractmethod
+    def bracket_oracle(self, tree: Any) -> OracleWalk:
+        """:meth:`static_oracle` straight from a bracket tree as the PTB reader builds it, with the tree's text,
+        tags and words from the same walk (:mod:`.oracle_walk`); ``actions`` is ``None`` when the rules forbid
+        the sequence. What ``treetool oracle`` writes, without building the :class:`Node` tree."""
 
     def legal_actions(self, config: Configuration, labels: Iterable[str]) -> list[str]:
         """Every legal action spelled out, ``NT``/``PJ`` once per label of ``labels`` (in their order)."""

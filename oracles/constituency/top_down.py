@@ -20,6 +20,9 @@ Final: the buffer is empty and the stack holds one completed constituent.
 
 from __future__ import annotations
 
+from typing import Any
+
+from .oracle_walk import OracleWalk, oracle_walk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
@@ -89,6 +92,11 @@ class TopDown(ConstituencySystem):
             else:
                 actions.append(entry)
         return actions
+
+    def bracket_oracle(self, tree: Any) -> OracleWalk:
+        """Figure 3's sequence from one walk (:func:`oracle_walk`); refused as :meth:`static_oracle` refuses it."""
+        walk = oracle_walk(tree, self.nonterminal_kind, label_first=True)
+        return walk if walk.deepest <= self.max_open_nts else walk._replace(actions=None)
 
     def options(self) -> dict[str, int]:
         return {} if self.max_open_nts == RNNG_MAX_OPEN_NTS else {"max_open_nts": self.max_open_nts}

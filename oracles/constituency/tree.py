@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nltk import Tree
 
 __all__ = [
-    "Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "gold_tokens_and_line", "tokens", "preorder",
+    "Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
     "postorder", "is_preterminal", "tree_from_spans", "bracketed",
 ]
 
@@ -89,54 +89,40 @@ def from_nltk(tree: "Tree") -> Node:
 
 def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
     """:func:`from_nltk` plus the POS tags and the words, in one walk."""
-    return gold_tokens_and_line(tree)[:3]
-
-
-def gold_tokens_and_line(tree: Any) -> tuple[Node, list[str], list[str], str]:
-    """:func:`gold_and_tokens` plus the tree's one-line bracket text (as ``treetool.formats.ptb.tree_to_line``
-    writes it), made in the same walk: ``treetool oracle`` needs all four for every tree, and one walk
-    instead of two is a tenth of its time."""
     if is_preterminal(tree):
         raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
     tags: list[str] = []
     words: list[str] = []
-    node, line = _convert(tree, tags, words)
-    return node, tags, words, line
+    return _convert(tree, tags, words), tags, words
 
 
-def _convert(tree: Any, tags: list[str], words: list[str]) -> tuple[Node, str]:
-    """The :class:`Node` of a bracket and its one-line text, its words and tags appended to ``words`` and ``tags``.
+def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
+    """The :class:`Node` of a bracket, its words and tags appended to ``words`` and ``tags``.
 
     Depth-first with an explicit stack of open brackets (bracket, its start,
-    its children so far, their texts, the iterator over the rest): trees nest
-    as deep as they like. A bracket's text is made when it closes, from its
-    children's.
+    its children so far, the iterator over the rest): trees nest as deep as
+    they like.
     """
-    open_: list[tuple[Any, int, list, list[str], Iterator]] = [(tree, len(words), [], [], iter(tree))]
+    open_: list[tuple[Any, int, list, Iterator]] = [(tree, len(words), [], iter(tree))]
     while True:
-        bracket, start, children, texts, rest = open_[-1]
+        bracket, start, children, rest = open_[-1]
         for child in rest:
             if type(child) is str:
                 raise GoldTreeError(f"bracket ({bracket.label()} ...) holds a bare word {child!r}: "
                                     "every word needs a POS tag")
             if len(child) == 1 and type(child[0]) is str:  # a preterminal
-                tag, word = child.label(), child[0]
                 children.append(len(words))
-                tags.append(tag)
-                words.append(word)
-                texts.append("(" + tag + " " + word + ")")
+                tags.append(child.label())
+                words.append(child[0])
             else:  # a phrase; a bare word inside it (a preterminal with several words too) is refused there
-                open_.append((child, len(words), [], [], iter(child)))
+                open_.append((child, len(words), [], iter(child)))
                 break
         else:
             open_.pop()
-            label = bracket.label()
-            node = _new_node(Node, (label, start, len(words), tuple(children)))
-            text = "(" + label + " " + " ".join(texts) + ")"  # a phrase has children: the reader refuses "(X)"
+            node = _new_node(Node, (bracket.label(), start, len(words), tuple(children)))
             if not open_:
-                return node, text
+                return node
             open_[-1][2].append(node)
-            open_[-1][3].append(text)
 
 
 def preorder(node: Node) -> Iterator[Node]:
