@@ -83,7 +83,7 @@ class ParquetOutput:
         _, parquet = pyarrow_modules()
         self._columns = columns
         self.metadata = {"treetool_version": __version__, "schema_version": SCHEMA_VERSION, **metadata}
-        self._out = AtomicOutput(path)
+        self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
         try:
             self._writer = parquet.ParquetWriter(self._out.stream, columns.schema, compression="zstd",
                                                  store_schema=False, use_dictionary=_dictionary_columns(columns.schema))
