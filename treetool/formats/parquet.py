@@ -154,13 +154,14 @@ class ParquetOutput:
 
 
 def _dictionary_columns(schema: Any) -> list[str]:
-    """The columns of dictionary type (strings, lists of strings): those get dictionary pages, the ints not
-    (their values are too many and too varied for a dictionary to pay)."""
+    """The column paths of dictionary type (strings, and the items of lists of strings): those get dictionary
+    pages, the ints not (their values are too many and too varied for a dictionary to pay)."""
     import pyarrow
 
     found = []
     for field in schema:
-        kind = field.type.value_type if pyarrow.types.is_list(field.type) else field.type
-        if pyarrow.types.is_dictionary(kind):
+        if pyarrow.types.is_dictionary(field.type):
             found.append(field.name)
+        elif pyarrow.types.is_list(field.type) and pyarrow.types.is_dictionary(field.type.value_type):
+            found.append(f"{field.name}.list.element")
     return found
