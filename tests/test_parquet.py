@@ -298,6 +298,22 @@ def test_shuffled_batches_hold_every_step_once_in_an_order_set_by_the_seed(tmp_p
     assert len(visited) == len(groups) > 2 and visited != sorted(visited)
 
 
+@pytest.mark.parametrize("library", ["pandas", "polars", "datasets"])
+def test_dataframe_libraries_read_the_files_without_custom_code(tmp_path, library):
+    module = pytest.importorskip(library, reason=f"{library} is not installed")
+    records, _ = annotate_both(tmp_path, "--system", "arc-eager", "--labeled", "--policy", "explore")
+    path = str(tmp_path / "steps.parquet")
+    if library == "datasets":
+        rows = module.load_dataset("parquet", data_files=path, split="train", cache_dir=str(tmp_path / "cache"))
+        first = rows[0]
+    else:
+        frame = module.read_parquet(path)
+        rows, first = frame, (frame.iloc[0] if library == "pandas" else frame.row(0, named=True))
+    assert len(rows) == len(records)
+    assert list(first["heads"]) == records[0]["heads"] and first["action"] == records[0]["action"]
+    assert dict(zip(first["legal"], first["costs"])) == records[0]["costs"]
+
+
 def test_reader_refuses_a_parquet_file_that_is_not_annotate_steps(tmp_path):
     target = tmp_path / "o.parquet"
     assert run("oracle", SAMPLE_DATA / "en_sample.conllu", "--format", "parquet", "-o", target).returncode == 0
