@@ -178,19 +178,21 @@ def annotate_command(
     if output_format.value == "parquet":
         actions = _vocabulary(chosen, inputs, labeled) if vocabulary else None
         walk = functools.partial(_walk_columns, chosen, actions, **limits)
-        out = parquet_output(output, lambda: StepColumns(labeled, actions and actions.actions),
-                             {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
-                              "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)})
+        metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
+                    "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
+        open_output = functools.partial(parquet_output, output,
+                                        lambda: StepColumns(labeled, None if actions is None else actions.actions),
+                                        metadata)
     else:
         walk = functools.partial(_walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], **limits)
-        out = AtomicOutput(output)
+        open_output = functools.partial(AtomicOutput, output)
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
                         fail=on_timeout is not None and on_timeout.value == "fail")
     share = ReadShare(path for path, _ in inputs)
     cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
         error_policy(on_error, rejects) as errors,
-        out,
+        open_output() as out,
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=errors, unread=share.unread) as pool,
     ):

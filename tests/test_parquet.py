@@ -108,10 +108,12 @@ def test_standard_types_only_strings_dictionary_encoded_and_zstd(tmp_path):
         assert chunks[name].has_dictionary_page, name
 
 
-def test_jobs_write_the_same_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("vocabulary", [[], ["--vocabulary"]], ids=["lists", "vocabulary"])
+def test_jobs_write_the_same_file(tmp_path, monkeypatch, vocabulary):
     source = tmp_path / "t.conllu"
     treebank(source, count=30)
-    options = ("annotate", source, "--system", "arc-eager", "--labeled", "--policy", "explore", "--format", "parquet")
+    options = ("annotate", source, "--system", "arc-eager", "--labeled", "--policy", "explore", "--format", "parquet",
+               *vocabulary)
     assert run(*options, "-o", tmp_path / "one.parquet").returncode == 0
     starts = force_workers(monkeypatch)
     result = run(*options, "-o", tmp_path / "two.parquet", "--jobs", "2")
@@ -122,6 +124,15 @@ def test_jobs_write_the_same_file(tmp_path, monkeypatch):
     one_metadata, two_metadata = (json.loads(f.metadata.metadata[b"treetool"]) for f in (one, two))
     assert two_metadata.pop("options")["jobs"] == 2 and one_metadata.pop("options")["jobs"] == 1
     assert one_metadata == two_metadata
+
+
+def test_a_vocabulary_pickles_as_its_system_and_labels():
+    import pickle
+
+    actions = get_system("attardi", degree=2).actions(["b", "a"])
+    copy = pickle.loads(pickle.dumps(actions))
+    assert copy.actions == actions.actions and copy.labels == ("b", "a") and copy.system.describe() == \
+        actions.system.describe()
 
 
 def test_row_groups_are_written_as_the_run_streams(tmp_path, monkeypatch):

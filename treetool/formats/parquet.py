@@ -72,7 +72,7 @@ class ParquetOutput:
     when one is full; a writer thread makes it a record batch and writes it
     (pyarrow encodes and compresses without the interpreter lock, so that
     work overlaps the run's), while the run goes on with the next group:
-    at most two groups are in memory. ``metadata`` (JSON-able) is written
+    at most three groups are in memory (written, waiting, filling). ``metadata`` (JSON-able) is written
     under the key ``treetool`` with the treetool and schema versions and, at
     the end, the action spellings by dictionary id (``actions``). A context
     manager: the file is put in place when the block ends normally, else

@@ -12,9 +12,9 @@ actions, in the system's legal order) or, with an action vocabulary
 A walk's transitions pass unchanged tuples on (the buffer and the heads
 change at some steps only), so each distinct tuple of a row group is
 converted once and its rows taken from it (``take``): the values of a
-step file are mostly repeats. The encoders read steps by their attributes
-(``treetool.oracles.annotate.Step``), so the core encodes the oracles'
-records without importing them.
+step file are mostly repeats. A step is read as the tuple of the fields of
+``treetool.oracles.annotate.Step``, in order, so the core encodes the
+oracles' records without importing them.
 """
 
 from __future__ import annotations
