@@ -25,12 +25,12 @@ from treetool.formats.step_columns import SentenceSteps, StepColumns, sentence_s
 from treetool.formats.steps import DEPENDENCY_FORMATS
 from treetool.inventory import labels as treebank_labels
 from treetool.parallel import SentencePool
-from treetool.treebank import ReadShare, read_treebank
+from treetool.treebank import read_treebank
 
 from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift, parquet_output,
-    refuse_inapplicable, run_options,
+    Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
+    parquet_output, refuse_inapplicable, run_options, shard_input,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason
@@ -104,9 +104,10 @@ def annotate_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
-    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); search = exhaustive search only.", show_default=False)] = None,
+    loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); authors = in-order only, the scoring of the authors' released parser; search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
     jobs: Jobs = 1,
+    shard: ShardOpt = None,
 ) -> None:
     """Walk every sentence from the initial to a final configuration, writing the oracle's costs at each step.
 
@@ -150,14 +151,19 @@ def annotate_command(
     \b
       treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
+      treetool annotate silver.conllu --system arc-eager --policy explore --seed 1 --shard 2/8 -o part2.jsonl
     """
+    shard_input(files, shard)
+    if shard is not None and predicted is not None:
+        raise InapplicableOption("--shard cannot pair --predicted's sentences with one shard of the gold file: "
+                                 "shard both files alike with filter --ids, or run without --shard")
     if max_length is None:
         max_length = EXACT_MAX_LENGTH.get(system, DEFAULT_MAX_LENGTH)
     if system in CONSTITUENCY_SYSTEMS:
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, limits, output_format.value, output, from_format, on_error,
-                                     rejects, quiet, jobs)
+                                     rejects, quiet, jobs, shard)
     if loss is not None or labels_file is not None:
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
                                  "(--system top-down or in-order)")
@@ -188,18 +194,18 @@ def annotate_command(
         open_output = functools.partial(AtomicOutput, output)
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
                         fail=on_timeout is not None and on_timeout.value == "fail")
-    share = ReadShare(path for path, _ in inputs)
     cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
         error_policy(on_error, rejects) as errors,
         open_output() as out,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=errors, unread=share.unread) as pool,
+        SentencePool(jobs, on_error=errors) as pool,
     ):
         trees = PredictedTrees(predicted, from_format, pool.report, align.value) if predicted else None
 
         def tasks(path: str, fmt: str) -> Iterator[tuple[tuple[int, Sentence], tuple]]:
-            sentences = enumerate(share.count(read_treebank(path, fmt, on_error=trees or pool.report)), 1)
+            sentences = ((s.position, s) for s in read_treebank(path, fmt, on_error=trees or pool.report,
+                                                                shard=shard))
             if cubic_note is not None:
                 sentences = cubic_note(sentences)
             return (((p, s), (s.head_list, s.deprels if labeled else None, s.identifier(p),

@@ -27,6 +27,7 @@ from typing import Annotated, Any, Callable, Optional, Protocol, TypeVar
 import typer
 from typer.core import TyperCommand
 
+from treetool.shard import Shard
 from treetool.budget import ON_TIMEOUT_MODES
 from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
@@ -191,10 +192,39 @@ Jobs = Annotated[
     int,
     typer.Option(
         "--jobs", "-j", metavar="N", callback=_jobs,
-        help="Worker processes (0: all cores). The output is the same as with 1; small or cheap runs stay in one process.",
+        help="Worker processes (0: all cores). The output is the same as with 1; inputs of up to 500 sentences run in one process.",
     ),
 ]
 Align = choices("Align", ALIGNMENTS)
+
+
+def _shard(value: Optional[str]) -> Optional[Shard]:
+    if value is None:
+        return None
+    try:
+        return Shard.parse(value)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+ShardOpt = Annotated[
+    Optional[Shard],
+    typer.Option(
+        "--shard", metavar="K/N", parser=_shard, show_default=False,
+        help="Read only shard K of N of the input file: the sentences that start in its K-th N-th of bytes. "
+        "The outputs of shards 1..N concatenated are the output of one run (one regular, uncompressed file).",
+    ),
+]
+
+
+def shard_input(files: Sequence[str], shard: Optional[Shard]) -> None:
+    """``--shard`` splits one file: with several, the shards' outputs concatenated would interleave them."""
+    if shard is None:
+        return
+    if len(files) != 1:
+        raise InapplicableOption(f"--shard splits one input file ({len(files)} given): run each file on its own")
+    if files[0] == "-":
+        raise InapplicableOption("--shard needs a file it can cut by bytes, not stdin")
 
 
 def align_option(other: str) -> Any:

@@ -20,11 +20,12 @@ import typer
 from treetool.oracles.annotate import Explore, Predicted, Static
 from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
 from treetool.oracles.constituency.annotate import annotate_tree
-from treetool.oracles.constituency.dynamic import LOSSES
+from treetool.oracles.constituency.dynamic import LOSSES, LOSSES_OF
 from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
 from treetool.oracles.errors import OracleUnavailable
 from treetool.budget import SentenceTimeout
+from treetool.shard import Shard
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
 from treetool.formats.ptb import tree_to_line
@@ -48,8 +49,8 @@ RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted",), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
     OnlyWhen(DEPENDENCY_ONLY, lambda v: False, "is for dependency systems, not top-down or in-order"),
-    OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] != "paper",
-             "acts only with exhaustive search (--loss exact or search), not with --loss paper"),
+    OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] not in ("paper", "authors"),
+             "acts only with exhaustive search (--loss exact or search), not with --loss paper or authors"),
     no_lift("annotate"),
     *(OnlyWhen(("output_format",), lambda v, fmt=fmt: v["output_format"] != fmt,
                f"{fmt} is for dependency systems; constituency steps are written as jsonl only") for fmt in ("tsv", "parquet")),
@@ -68,7 +69,7 @@ class SearchLimits(NamedTuple):
 def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str, policy: str, error_rate: float,
                           seed: int, predicted: Optional[str], loss: Any, labels_file: Optional[str],
                           limits: SearchLimits, output_format: str, output: str, from_format: Any, on_error: Any,
-                          rejects: Optional[str], quiet: bool, jobs: int = 1) -> None:
+                          rejects: Optional[str], quiet: bool, jobs: int = 1, shard: Shard | None = None) -> None:
     """The constituency branch of ``treetool annotate`` (options already parsed by the command)."""
     refuse_inapplicable(ctx, RULES)
     inputs = input_formats(files, from_format)
@@ -78,8 +79,14 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                                 "(.mrg/.ptb/.tree or --from ptb)", filename=path)
     if policy == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
+    if shard is not None and labels_file is None:
+        raise InapplicableOption("--shard needs --labels FILE: the labels costed are those of the whole file, "
+                                 "which one shard does not see")
     system = get_constituency_system(system_name)
     kind = "exact" if loss is None else loss.value
+    if kind not in LOSSES_OF[system_name]:
+        raise InapplicableOption(f"--loss {kind} is for in-order only: the authors' top-down dynamic-oracle code "
+                                 "is not public")
     labels = _labels(labels_file, inputs)
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
     walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, limits)
@@ -91,7 +98,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         SentencePool(jobs, on_error=errors) as pool,
     ):
         others = _predicted_trees(predicted, pool.report) if predicted is not None else None
-        files = ((path, _tasks(path, pool.report, others)) for path, _ in inputs)
+        files = ((path, _tasks(path, pool.report, others, shard)) for path, _ in inputs)
         for path, results in pool.map_files(walk, files):
             for (line, tree), outcome in progress.track(results, path):
                 try:
@@ -123,10 +130,11 @@ class _Located(NamedTuple):
         return f"{self.filename}:{self.line}"
 
 
-def _tasks(path: str, report: Any, others: Iterator[Any] | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
-    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path``."""
-    trees = read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning())
-    for position, (line, tree) in enumerate(trees, 1):
+def _tasks(path: str, report: Any, others: Iterator[Any] | None,
+           shard: Shard | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
+    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path`` (of its ``shard``)."""
+    trees = read_treebank(path, "ptb", on_error=report, ptb_positions=True, shard=shard, **_cleaning())
+    for line, position, tree in trees:
         other = None
         if others is not None:
             other = next(others, None)

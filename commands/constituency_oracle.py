@@ -18,9 +18,10 @@ from treetool.oracles.constituency.tree import gold_tokens_and_line, tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, oracle_record_from_lines
+from treetool.shard import Shard
 from treetool.treebank import read_treebank, treebank_format
 
-from .common import OnlyWhen, error
+from .common import InapplicableOption, OnlyWhen, error
 
 #: ``--format`` values for constituency systems, and the system each file format belongs to.
 CONSTITUENCY_FORMATS = {"rnng": "top-down", "inorder": "in-order", "jsonl": None}
@@ -44,12 +45,11 @@ class Run:
     clean: bool
     lang: str
     from_format: str | None = None
+    shard: Shard | None = None
 
 
 def check_format(system_name: str, fmt: str | None) -> str:
     """The output format for a constituency system (default: its own file format); a mismatch is a usage error."""
-    from .common import InapplicableOption
-
     if fmt is None:
         return DEFAULT_FORMAT[system_name]
     if fmt not in CONSTITUENCY_FORMATS:
@@ -72,20 +72,22 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
     """The known words of the vocabulary (training) files, cleaned like the input."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for _, _, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
+        for _, _, _, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
             counts.update(tokens(tree)[1])
     return Vocabulary(counts, lang)
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: str = "") -> Iterator[tuple[str, int, Any]]:
-    """The trees of every file; a file that is not PTB (by ``--from``, name or content) is an error naming it."""
+           system: str = "", shard: Shard | None = None) -> Iterator[tuple[str, int, int, Any]]:
+    """(path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
+    file); a file that is not PTB (by ``--from``, name or content) is an error naming it."""
     for path in paths:
         fmt = treebank_format(path, from_format)
         if fmt != "ptb":
             raise TreebankError(f"--system {system} reads Penn Treebank trees; this file is {fmt}", filename=path)
-        for line, tree in read_treebank(path, "ptb", on_error=on_error, ptb_lines=True, **_ptb_options(clean)):
-            yield path, line, tree
+        for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
+                                                  **_ptb_options(clean)):
+            yield path, line, position, tree
 
 
 @dataclass
@@ -112,6 +114,9 @@ def write_constituency_oracle(
     file without their unknown-word line while the words are counted, and
     are copied to the output with it (constant memory, one parse).
     """
+    if run.shard is not None and vocab_paths is None and run.format != "jsonl":
+        raise InapplicableOption(f"--shard with --format {run.format} needs --vocab: the known words are those of "
+                                 "the whole training file, which one shard does not see")
     counts = dict(trees=0, words=0, derived=0, unparsable=0)
     with AtomicOutput(output) as out:  # replaced only when complete
         trees = _derivations(run, paths, on_error, on_unparsable, counts)
@@ -135,8 +140,8 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
     from treetool.formats.ptb import tree_to_line
 
-    for position, (path, line, tree) in enumerate(_trees(paths, run.clean, on_error, run.from_format,
-                                                         run.system.name), 1):
+    for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system.name,
+                                             run.shard):
         try:
             gold, tags, words, text = gold_tokens_and_line(tree)
         except GoldTreeError as err:

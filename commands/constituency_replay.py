@@ -19,12 +19,14 @@ from treetool.oracles.errors import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import OracleBlock, read_oracle_file
+from treetool.shard import Shard
 
 #: The replay options that act on dependency trees only.
 DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "root", "from_format", "to")
 
 
-def replay_constituency(system_name: str, paths: list[str], output: str, on_error: Any) -> int:
+def replay_constituency(system_name: str, paths: list[str], output: str, on_error: Any,
+                        shard: Shard | None = None) -> int:
     """Write the tree of every block of ``paths``; return how many were written.
 
     In-order files in the other spellings (``NT(X)`` for ``PJ(X)``,
@@ -36,7 +38,7 @@ def replay_constituency(system_name: str, paths: list[str], output: str, on_erro
     written = 0
     with AtomicOutput(output) as out:  # replaced only when complete
         for path in paths:
-            for block in read_oracle_file(path, on_error):
+            for block in read_oracle_file(path, on_error, shard):
                 try:
                     line = derived_line(system_name, system, block)
                 except TreebankError as err:

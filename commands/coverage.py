@@ -17,14 +17,15 @@ from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
-from treetool.treebank import ReadShare, read_treebank
+from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
-    Rejects, ReportFormat, ReportFormatOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable,
+    Rejects, ReportFormat, ReportFormatOpt, ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift,
+    refuse_inapplicable, shard_input,
 )
 from .progress import SentenceProgress
-from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, system_from_options
+from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options
 
 COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
 RULES = (
@@ -54,6 +55,7 @@ def coverage_command(
     rejects: Rejects = None,
     quiet: Quiet = False,
     jobs: Jobs = 1,
+    shard: ShardOpt = None,
 ) -> None:
     """Count the sentences a transition system can derive, and the canonical oracle's failures.
 
@@ -72,7 +74,9 @@ def coverage_command(
       treetool coverage sample_data/en_sample.conllu
       treetool coverage ud/*/*train.conllu --system attardi --degree 2 --format json
       treetool coverage train.conllu --system arc-eager
+      treetool coverage silver.conllu --shard 1/4 --format json
     """
+    shard_input(files, shard)
     if system in CONSTITUENCY_SYSTEMS:
         raise InapplicableOption(f"--system {system}: coverage counts dependency trees; `treetool stats FILE.mrg` "
                                  "gives the share of PTB trees each constituency system derives")
@@ -83,14 +87,13 @@ def coverage_command(
     total = Coverage("total")
     timed_out: list[str] = []
     work = functools.partial(_tree_coverage, chosen, max_degree, max_seconds)
-    share = ReadShare(path for path, _ in inputs)
     with (
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
-        files = ((path, (((position, s), s.head_list)
-                         for position, s in enumerate(share.count(read_treebank(path, fmt, on_error=pool.report)), 1)))
+        files = ((path, (((s.position, s), s.head_list)
+                         for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)

@@ -7,7 +7,10 @@ import typer
 from treetool.projectivization.driver import deprojectivize_sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
-from .common import Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ToFormat, cli_command, dependency_inputs, error_policy
+from .common import (
+    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, ToFormat, cli_command, dependency_inputs,
+    error_policy, shard_input,
+)
 from .projectivize import Scheme, SchemeOpt
 
 
@@ -21,6 +24,7 @@ def deprojectivize_command(
     to: ToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    shard: ShardOpt = None,
 ) -> None:
     """Put lifted words back under their original heads and strip the label encodings.
 
@@ -34,10 +38,11 @@ def deprojectivize_command(
       treetool deprojectivize parsed.conllu --scheme head -o parsed.nonproj.conllu
       treetool projectivize train.conllu --method pseudo --scheme path | treetool deprojectivize - --scheme path
     """
+    shard_input(files, shard)
     inputs = dependency_inputs(ctx, files, from_format)
     out_format = output_format(output, to.value if to else None, inputs[0][1])
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, out_format, on_error=policy) as writer:
         for path, fmt in inputs:
-            for sentence in read_treebank(path, fmt, on_error=policy):
+            for sentence in read_treebank(path, fmt, on_error=policy, shard=shard):
                 deprojectivize_sentence(sentence, scheme.value)
                 writer.write(sentence)

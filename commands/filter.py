@@ -10,8 +10,8 @@ from treetool.filtering import read_ids, select_sentences
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ToFormat, cli_command, error, error_policy,
-    input_formats, refuse_inapplicable,
+    Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ShardOpt, ToFormat, cli_command, error, error_policy,
+    input_formats, refuse_inapplicable, shard_input,
 )
 
 PTB_OPTIONS = ("drop_traces", "strip_functions", "remove_wrapper")
@@ -45,6 +45,7 @@ def filter_command(
     remove_wrapper: Annotated[bool, typer.Option("--remove-wrapper", help="PTB: remove the outer empty bracket or ROOT/TOP wrapper.")] = False,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    shard: ShardOpt = None,
 ) -> None:
     """Write the selected sentences unchanged; with no option, every sentence.
 
@@ -58,7 +59,9 @@ def filter_command(
       treetool filter train.conllu --non-projective --max-words 40
       treetool filter train.conllu -o train.conllx
       treetool filter wsj_*.mrg --drop-traces --strip-functions --remove-wrapper -o clean.ptb
+      treetool filter silver.conllu --max-words 40 --shard 2/4 -o part2.conllu
     """
+    shard_input(files, shard)
     inputs = input_formats(files, from_format)
     refuse_inapplicable(ctx, RULES, formats={fmt for _, fmt in inputs})
     wanted = read_ids(ids) if ids else None
@@ -71,7 +74,7 @@ def filter_command(
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:
-            items = read_treebank(path, in_fmt, on_error=policy, **(ptb_options if in_fmt == "ptb" else {}))
+            items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **(ptb_options if in_fmt == "ptb" else {}))
             for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
                 writer.write(item)
     for warning in writer.warnings():

@@ -16,14 +16,15 @@ from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
 from treetool.formats.step_columns import SequenceColumns
 from treetool.report import JsonReportFile
-from treetool.treebank import ReadShare, TreebankWriter, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable, run_options,
+    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
+    run_options, shard_input,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
-from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, system_from_options
+from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, static_oracle_jobs, system_from_options
 
 if TYPE_CHECKING:
     from treetool.parallel import Outcome
@@ -153,6 +154,7 @@ def oracle_command(
     rejects: Rejects = None,
     quiet: Quiet = False,
     jobs: Jobs = 1,
+    shard: ShardOpt = None,
 ) -> None:
     """Write a gold transition sequence for every sentence (static oracle of the system).
 
@@ -169,12 +171,14 @@ def oracle_command(
       treetool oracle train.conllu --system swap --order lazy --format lines
       treetool oracle train.conllu --system arc-hybrid --on-unparsable projectivize
       treetool oracle train.conllu --system mysystems:MySystem --max-seconds 2
+      treetool oracle silver.conllu --system arc-eager --format jsonl --shard 3/8 -o part3.jsonl
     """
+    shard_input(files, shard)
     if system in CONSTITUENCY_SYSTEMS:
         refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=False, format=getattr(output_format, "value", None))
         fmt = check_format(system, getattr(output_format, "value", None))
         run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
-                  from_format.value if from_format else None)
+                  from_format.value if from_format else None, shard)
         with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
             counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
             report_out.write({"total": counts})
@@ -195,19 +199,18 @@ def oracle_command(
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
     work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
-    share = ReadShare(path for path, _ in inputs)
     with (
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
         writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy,
                                 {"command": "oracle", "seed": None, "options": run_options(ctx)})
         ok = False
         try:
-            files = ((path, (((p, s), (s.head_list, s.deprels if labeled else None))
-                             for p, s in enumerate(share.count(read_treebank(path, fmt, on_error=pool.report)), 1)))
+            files = ((path, (((s.position, s), (s.head_list, s.deprels if labeled else None))
+                             for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                      for path, fmt in inputs)
             for path, results in pool.map_files(work, files):
                 counts = SequenceCounts(path)

@@ -15,12 +15,12 @@ from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PS
 from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
-from treetool.treebank import ReadShare, TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
     Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
-    plot_file, plot_option, refuse_inapplicable, timeout_mode,
+    ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode,
 )
 from .progress import SentenceProgress
 
@@ -92,6 +92,7 @@ def projectivize_command(
     rejects: Rejects = None,
     quiet: Quiet = False,
     jobs: Jobs = 1,
+    shard: ShardOpt = None,
 ) -> None:
     """Make every tree projective: optimally (most gold arcs kept) or pseudo-projectively (reversibly).
 
@@ -114,8 +115,10 @@ def projectivize_command(
       treetool projectivize ud/*/*train.conllu --report-file table6.json -o /dev/null --to conllu
       treetool projectivize long.conllu --max-seconds 10 --on-timeout skip -o out.conllu
       treetool projectivize train.conllu --count --plot counts.svg -o /dev/null
+      treetool projectivize silver.conllu --shard 3/8 -o silver.proj.3.conllu
     """
     refuse_inapplicable(ctx, RULES)
+    shard_input(files, shard)
     inputs = dependency_inputs(ctx, files, from_format)
     show_report = report or "report_format" in given_options(ctx)
     options = ProjectivizeOptions(
@@ -130,19 +133,18 @@ def projectivize_command(
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
     counts: dict[str, GeometricMeanByLength] = {}
-    share = ReadShare(path for path, _ in inputs)
     with (
         plot_file(plot) as plot_out,
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
         TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
-        SentencePool(jobs, on_error=policy, unread=share.unread) as pool,
+        SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
             stats = projectivizer.new_stats(path)
             start = time.perf_counter()
-            sentences = share.count(read_treebank(path, fmt, on_error=pool.report))
+            sentences = read_treebank(path, fmt, on_error=pool.report, shard=shard)
             means = counts.setdefault(path, GeometricMeanByLength()) if plot_out is not None else None
             for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)

@@ -13,8 +13,8 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ToFormat, cli_command, error_policy,
-    dependency_inputs, refuse_inapplicable,
+    Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ShardOpt, ToFormat, cli_command, error_policy,
+    dependency_inputs, refuse_inapplicable, shard_input,
 )
 from .constituency_replay import DEPENDENCY_ONLY, replay_constituency
 from .progress import SentenceProgress
@@ -38,6 +38,7 @@ def replay_command(
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,
+    shard: ShardOpt = None,
 ) -> None:
     """Apply each sentence's '# transitions' and write the tree they build.
 
@@ -60,11 +61,12 @@ def replay_command(
       treetool replay parser_actions.conllu --system arc-eager -o parsed.conllu
       treetool replay predicted.oracle --system in-order -o predicted.mrg
     """
+    shard_input(files, shard)
     if system in CONSTITUENCY_SYSTEMS:
         refuse_inapplicable(ctx, [OnlyWhen(DEPENDENCY_ONLY, lambda v: False, f"acts on dependency trees only, "
                                            f"not with --system {system}")])
         with error_policy(on_error, rejects) as policy:
-            replay_constituency(system, list(files), output, policy)
+            replay_constituency(system, list(files), output, policy, shard)
         return
     chosen = system_from_options(ctx)
     inputs = dependency_inputs(ctx, files, from_format)
@@ -74,7 +76,8 @@ def replay_command(
         SentenceProgress(quiet) as progress,
     ):
         for path, fmt in inputs:
-            for sentence in progress.track(read_treebank(path, fmt, on_error=policy), path, lambda s: len(s.raw)):
+            for sentence in progress.track(read_treebank(path, fmt, on_error=policy, shard=shard), path,
+                                                 lambda s: len(s.raw)):
                 try:
                     _replay(chosen, sentence)
                 except TreebankError as err:

@@ -10,11 +10,13 @@ import typer
 from treetool.plots import PlotFile, non_projectivity_figure
 from treetool.report import bar_chart, print_table, render
 from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, new_labels, treebank_stats
+from treetool.shard import Shard
 from treetool.treebank import read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt,
-    choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option, refuse_inapplicable,
+    ShardOpt, choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option,
+    refuse_inapplicable, shard_input,
 )
 
 #: The pseudo-projective schemes whose labels ``--labels-after`` counts (``baseline`` adds none).
@@ -103,6 +105,7 @@ def stats_command(
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
+    shard: ShardOpt = None,
 ) -> None:
     """Count sentences, words, non-projective trees and arcs, gap and edge degree, ill-nested and multi-root trees.
 
@@ -123,14 +126,16 @@ def stats_command(
       treetool stats train.conllu --labels --labels-after head+path
       treetool stats train.conllu --plot nonprojectivity.svg
       treetool stats wsj_*.mrg --format json
+      treetool stats silver.conllu --shard 5/16 --format json
     """
+    shard_input(files, shard)
     inputs = input_formats(files, from_format)
     formats = {fmt for _, fmt in inputs}
     refuse_inapplicable(ctx, RULES, formats=formats)
     if "ptb" in formats:
         if formats != {"ptb"}:
             raise InapplicableOption("stats takes either Penn Treebank files or dependency treebanks, not both")
-        _ptb_stats(inputs, clean, report_format, on_error, rejects)
+        _ptb_stats(inputs, clean, report_format, on_error, rejects, shard)
         return
     inputs = dependency_inputs(ctx, files, from_format)
     scheme = labels_after.value if labels_after else None
@@ -140,7 +145,7 @@ def stats_command(
     with plot_file(plot) as plot_out, error_policy(on_error, rejects) as policy:
         for path, fmt in inputs:
             before = policy.skipped
-            stats = treebank_stats(read_treebank(path, fmt, on_error=policy), name=path,
+            stats = treebank_stats(read_treebank(path, fmt, on_error=policy, shard=shard), name=path,
                                    labels=count_labels, labels_after=scheme)
             stats.skipped = policy.skipped - before
             per_file.append(stats)
@@ -174,7 +179,7 @@ def _report(fmt: ReportFormat, per_file: list[TreebankStats], total: TreebankSta
 
 
 def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: ReportFormat, on_error: OnError,
-               rejects: str | None) -> None:
+               rejects: str | None, shard: Shard | None) -> None:
     from treetool.oracles.constituency.stats import ConstituencyStats  # the systems: not for dependency treebanks
     from treetool.oracles.constituency.tree import GoldTreeError
     from treetool.errors import TreebankError
@@ -188,7 +193,7 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
         for path, fmt in inputs:
             before = policy.skipped
             stats = ConstituencyStats(name=path)
-            for line, tree in read_treebank(path, fmt, on_error=policy, ptb_lines=True, **options):
+            for line, tree in read_treebank(path, fmt, on_error=policy, ptb_lines=True, shard=shard, **options):
                 try:
                     stats.add(tree)
                 except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line (as annotate's)

@@ -67,3 +67,11 @@ def system_from_options(ctx: typer.Context) -> TransitionSystem:
         return make_system(ctx.params["system"], **options)
     except SystemSpecError as err:
         raise InapplicableOption(f"--system: {err}") from None
+
+
+def static_oracle_jobs(system: TransitionSystem, jobs: int) -> int:
+    """The processes for ``--jobs`` of a run of ``system``'s static oracle (``oracle``, ``coverage``), declared:
+    ``jobs`` when the oracle is super-linear (it takes a budget: swap's, the generic search), else one, for a
+    linear oracle costs tens of microseconds a sentence, less than sending the sentence to a worker and its result
+    back (reading the input, in this process, costs as much again)."""
+    return jobs if system.oracle_spec.static_takes_budget else 1

@@ -22,6 +22,8 @@ O(n) anyway.
 
 from __future__ import annotations
 
+from operator import lt
+
 from .configuration import Configuration
 from .errors import ConfigurationMismatch
 
@@ -94,10 +96,11 @@ def check_arrangement(config: Configuration, n: int, root_last: bool) -> None:
                                     + (" then the root 0" if root_last else ""))
     if heads[first:].count(-1) != n + 1 - first:
         raise ConfigurationMismatch("a word in the buffer has a head")
-    if any(low >= high for low, high in zip(stack, stack[1:])) or (stack and stack[-1] >= first):
+    if not all(map(lt, stack, stack[1:])) or (stack and stack[-1] >= first):
         raise ConfigurationMismatch(f"the stack {list(stack)} does not hold words before the buffer in increasing order")
-    if max(heads) > n or min(heads) < -1:
+    placed = heads[1:first]  # the others are -1: the root's (check_configuration) and the buffer's
+    if placed and (max(placed) > n or min(placed) < -1):
         raise ConfigurationMismatch(f"a head outside 0..{n}")
-    headless_on_stack = sum(1 for w in stack if w and heads[w] == -1)
-    if heads[1:first].count(-1) != headless_on_stack:
+    headless_on_stack = list(map(heads.__getitem__, stack)).count(-1) - (0 in stack)  # heads[0] is -1
+    if placed.count(-1) != headless_on_stack:
         raise ConfigurationMismatch("a word that left the stack has no head")

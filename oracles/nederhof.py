@@ -214,7 +214,8 @@ class NederhofOracle(CostVectors):
     spent. The oracle serves one sentence and keeps what later calls can
     reuse (§7): the cubic algorithm's chart of the buffer words and the
     top's rows (:mod:`treetool.oracles.buffer_chart`), and Table 5's items
-    per buffer (:class:`_Table5`), each valid for any configuration, so any
+    per buffer (:class:`_Table5`; a buffer a SHIFT makes starts from the
+    items of the one before that the shift leaves valid), each valid for any configuration, so any
     configuration may still be asked, in any order; a walk, whose
     configurations share most of their stack and buffer, asks them in the
     cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
@@ -258,21 +259,28 @@ class NederhofOracle(CostVectors):
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
-        self._gold_children: list[list[int]] = [[] for _ in self.gold]  # for _Table5
+        # for _Table5: a word's gold children left of it, the only ones that can lie below it on the stack
+        self._left_children: list[list[int]] = [[] for _ in self.gold]
         for word in range(1, len(self.gold)):
-            self._gold_children[self.gold[word]].append(word)
+            if self.gold[word] > word:
+                self._left_children[self.gold[word]].append(word)
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
         self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        # whether every successor is scored by a kept Table 5 (see _table5)
+        self._kept_tables = algorithm in PROJECTIVE_ONLY and strategy == "none"
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
+        if self._kept_tables:
+            return self._table5_scores(config)
         buffer = config.buffer
         successors = self._successors(config)
         values = [0] * len(successors)
-        for n in range(len(successors) - 1, -1, -1):  # RA before LA: see _table5
+        last = len(successors) - 1
+        for n in ([0, *range(last, 0, -1)] if buffer else range(last, -1, -1)):  # SH, RA, LA: see _table5
             _, stack, offset, arc, no_left, no_right = successors[n]
             values[n] = arc + self._score(stack, buffer, offset, no_left, no_right)
         return {successor[0]: value for successor, value in zip(successors, values)}
@@ -301,6 +309,31 @@ class NederhofOracle(CostVectors):
             costs = self.costs(config)
         return [action for action, cost in costs.items() if cost == 0]
 
+    def _table5_scores(self, config: Configuration) -> dict[Action, int]:
+        """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
+        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path)."""
+        stack, buffer, gold = list(config.stack), config.buffer, self.gold
+        remaining = len(buffer)
+        out = {}
+        if remaining:
+            after = buffer[1] if remaining > 1 else None
+            out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+        if len(stack) > 1:
+            first = buffer[0] if remaining else None
+            s0 = stack.pop()
+            s1 = stack[-1]
+            right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)  # RA before LA: see _table5
+            if s1:
+                stack[-1] = s0
+                out["LA"] = (gold[s1] == s0) + remaining + self._kept_table(first).total(stack)
+            out["RA"] = right
+        return out
+
+    def _kept_table(self, first: int | None) -> _Table5:
+        """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`)."""
+        table = self._tables.get(first)
+        return table if table is not None else self._table5(first, self._buffer_side(first), _NONE, _NONE)
+
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
                no_right: frozenset[int]) -> int:
         """σ of the configuration with stack ``stack`` and buffer ``buffer[offset:]``."""
@@ -309,10 +342,9 @@ class NederhofOracle(CostVectors):
             start = len(self.gold) - 1 if first is None else first - 1
             return self._chart("sentence").score(stack, start, no_left, no_right, self.budget)
         side = self._buffer_side(first)
-        bonus = len(buffer) - offset - side.size
         if self.algorithm == "cubic":
-            return bonus + self._chart(first).score(stack, 0, no_left, no_right, self.budget)
-        return bonus + self._table5(first, side, no_left, no_right).total(stack)
+            return len(buffer) - offset - side.size + self._chart(first).score(stack, 0, no_left, no_right, self.budget)
+        return len(buffer) - offset + self._table5(first, side, no_left, no_right).total(stack)
 
     def _chart(self, first: int | None | str) -> BufferChart:
         """The cubic algorithm's chart of the sentence (``first="sentence"``) or of the critical words of ``first..n``.
@@ -326,7 +358,7 @@ class NederhofOracle(CostVectors):
 
         chart = self._charts.get(first)
         if chart is None:
-            words = range(1, len(self.gold)) if first == "sentence" else self._buffer_side(first).b[1:]
+            words = range(1, len(self.gold)) if first == "sentence" else self._buffer_side(first).critical
             chart = self._charts[first] = BufferChart(words, self.gold, self.budget)
         return chart
 
@@ -337,18 +369,26 @@ class NederhofOracle(CostVectors):
         Successive configurations ask for the same buffer (after LA or RA, and
         SH's successor's buffer is the next configuration's), so their items
         are kept (:class:`_Table5`); bans differ per successor, so a table
-        with bans is used once. :meth:`scores` asks RA's successor before
-        LA's: after the last call the table holds a stack close to RA's,
-        and LA's then differs from it in its top word only.
+        with bans is used once. A new buffer's table starts from the one of
+        the buffer before the shift that makes it, when that is kept
+        (:meth:`_Table5.rebased`). :meth:`scores` asks SH's successor first:
+        after a SHIFT the table of the buffer before it holds the very stack
+        SH's successor extends. It asks RA's successor before LA's: after
+        the last call the table holds a stack close to RA's, and LA's then
+        differs from it in its top word only.
         """
         linear = self.algorithm == "linear"
         if no_left or no_right:
-            return _Table5(side, self.gold, self._gold_children, linear, no_left, no_right, self.budget)
+            return _Table5(side, self.gold, self._left_children, linear, no_left, no_right, self.budget)
         table = self._tables.get(first)
         if table is None:
+            shifted = len(self.gold) - 1 if first is None else first - 1  # the word whose shift makes this buffer
+            before = self._tables.get(shifted)
             if len(self._tables) >= _BUFFERS_KEPT:
                 del self._tables[next(iter(self._tables))]  # the oldest
-            table = self._tables[first] = _Table5(side, self.gold, self._gold_children, linear, budget=self.budget)
+            table = self._tables[first] = (
+                _Table5(side, self.gold, self._left_children, linear, budget=self.budget) if before is None
+                else _Table5.rebased(before, shifted, side))
         return table
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
@@ -418,42 +458,38 @@ _MAX_DEPTH = 200
 
 
 class _BufferSide(NamedTuple):
-    """The critical words ``b[1..m]`` of one buffer and the tables of §5 that depend on them alone.
+    """The critical words of one buffer and the tables of §5 that depend on them alone, keyed by word.
 
-    ``b``: ``[-1, *critical words]`` (1-based, Table 5's notation); ``index``:
-    critical word -> j; ``root`` (the paper's R): the rightmost critical word
-    of b_j's component (its gold ancestor within the critical words);
-    ``inner`` (the paper's M): how many critical words have a critical gold
-    head; ``attached``: gold head -> its critical children, ascending (every
-    one a component root: its head is a stack word or outside the
-    configuration).
+    ``critical``: the critical words, ascending (the paper's b_1..b_m);
+    ``root`` (the paper's R): critical word -> the root of its component,
+    its topmost gold ancestor among the critical words; ``inner`` (the
+    paper's M): how many critical words have a critical gold head;
+    ``attached``: gold head -> its critical children, ascending (every one
+    a component root: its head is a stack word or outside the
+    configuration). Keyed by word rather than by position in ``critical``,
+    so that what a SHIFT leaves unchanged keeps its name
+    (:meth:`_Table5.rebased`).
     """
 
-    b: list[int]
-    index: dict[int, int]
-    root: list[int]
+    critical: list[int]
+    root: dict[int, int]
     inner: int
     attached: dict[int, list[int]]
     size: int
 
     @classmethod
     def build(cls, critical: list[int], gold: Sequence[int]) -> "_BufferSide":
-        b = [-1, *critical]
-        index = {w: j for j, w in enumerate(b) if j}
-        root = list(range(len(b)))
+        root: dict[int, int] = {}
+        for word in reversed(critical):  # a critical head lies right of its critical dependents (projective)
+            root[word] = root.get(gold[word], word)
         attached: dict[int, list[int]] = {}
-        roots = 0
-        for j in range(1, len(b)):
-            head = gold[b[j]]
-            h = index.get(head)
-            if h is None:
-                attached.setdefault(head, []).append(j)
-                roots += 1
-        for j in range(len(b) - 1, 0, -1):  # a head right of its dependent first
-            h = index.get(gold[b[j]])
-            if h is not None:
-                root[j] = root[h]
-        return cls(b, index, root, len(critical) - roots, attached, len(critical))
+        inner = 0
+        for word in critical:
+            if gold[word] in root:
+                inner += 1
+            else:
+                attached.setdefault(gold[word], []).append(word)
+        return cls(critical, root, inner, attached, len(critical))
 
 
 class _Table5:
@@ -461,16 +497,19 @@ class _Table5:
 
     Items over the stacks asked with the critical words ``b[1..m]`` of one
     :class:`_BufferSide`, one level per stack position: ``p[i]``: the
-    critical gold head of a_i (index into b, or None); ``c[i]``: a_i's
+    critical gold head of a_i (a word, or None); ``c[i]``: a_i's
     leftmost critical gold child; ``children[i]`` (nchildren): how many it has
     (0 when the strategy bans a_i's right children); ``head[i]``: a_i's gold
     head (the arc weights w between stack words: 1 gold, 0 not, impossible
     into the root or when banned, ``ban_left``/``ban_right``); for §6,
     ``kappa[i]`` and ``first_below[i]`` (the lowest position linked to a_i by
     a gold arc, i if none) and ``component_first`` (component -> the lowest
-    position linked to it). ``p_ge[i]``: p[i], else p_ge[i+1] (p_ge[k] =
-    p[k]), and ``top[i]``, its component; they look up the stack, so a
-    push or pop resets them on the levels above the highest with a p.
+    position linked to it; a component is named by its root). ``p_ge[i]``:
+    p[i], else p_ge[i+1] (p_ge[k] = p[k]; 0, never critical, for none), and
+    ``top[i]``, its component; they look up the stack, so a push or pop
+    resets them on the levels above the highest with a p. Critical words
+    are named by themselves, not by their index j in b (the paper's b_j),
+    so that the names survive a SHIFT (:meth:`rebased`).
 
     Reconstruction (Table 5 and §6 are garbled in the machine conversion;
     checked against the cubic algorithm on every configuration of every
@@ -497,33 +536,66 @@ class _Table5:
     last one (:meth:`_sync`): the successors LA and RA of a configuration,
     and the successors of the next ones with the same buffer, share most of
     them. A strategy's bans differ per successor, so a table made with bans
-    serves one stack only (the oracle builds a new one each time).
+    serves one stack only (the oracle builds a new one each time). The
+    table of the buffer after a SHIFT starts from the levels of the one
+    before that the shifted word leaves unchanged (:meth:`rebased`).
     """
 
-    def __init__(self, side: _BufferSide, gold: Sequence[int], gold_children: Sequence[Sequence[int]], linear: bool,
+    def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
-        self.side, self.gold, self.gold_children, self.linear, self.budget = side, gold, gold_children, linear, budget
+        self.side, self.gold, self.left_children, self.linear, self.budget = side, gold, left_children, linear, budget
         self.no_left, self.no_right = no_left, no_right
-        self.span = len(side.root)  # keys: p_ge is a critical index 1..m, or 0
+        self.span = len(gold)  # keys: p_ge is a critical word 1..n, or 0
         self.words: list[int] = []
         self.position: dict[int, int] = {}
-        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
-        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
+        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa, linked), see the class doc;
+        # linked: the components whose lowest link is level i
+        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
         self.component_first: dict[int, int] = {}
-        self.linked: list[list[int]] = []  # per level: the components whose lowest link it is
         # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
-        # p_ge and its component per level, 0 for none (critical indices start at 1); the levels whose p is defined
+        # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
         self.p_ge: list[int] = []
         self.top: list[int] = []
         self.defined: list[int] = []
         self.started = 0  # items started, for the budget
 
+    @classmethod
+    def rebased(cls, before: "_Table5", shifted: int, side: _BufferSide) -> "_Table5":
+        """The table of the buffer after SHIFT from ``before``'s buffer, whose first word is ``shifted``.
+
+        Keeps ``before``'s levels below the lowest stack word that is the gold
+        head or a gold child of ``shifted`` (their items shared, not copied).
+        Why they hold for the new buffer (projective gold; Nederhof 2019 §5):
+        the shift makes ``shifted`` non-critical and, as critical words, adds
+        its right children (new components, attached to ``shifted`` alone)
+        and its ancestors whose subtree starts at it (which join an existing
+        component below its root, and are no stack word's head). So a stack
+        word not linked to ``shifted`` keeps its critical head, its critical
+        children and their components, and an item of the levels below every
+        linked word reads only those (and ``shifted`` only under a key that
+        names it, which the new buffer never asks).
+        """
+        table = cls(side, before.gold, before.left_children, before.linear, budget=before.budget)
+        position = before.position
+        keep = min([len(before.words), position.get(before.gold[shifted], len(before.words)),
+                    *[position[child] for child in before.left_children[shifted] if child in position]])
+        table.words = before.words[:keep]
+        table.position = {word: at for at, word in enumerate(table.words)}
+        table.level, table.memo = before.level[:keep], before.memo[:keep]
+        table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
+        table.defined = [at for at in before.defined if at < keep]
+        table._set_run(0, 0, keep)
+        table.component_first = {component: at for at, level in enumerate(table.level) for component in level[8]}
+        return table
+
     def total(self, stack: list[int]) -> int:
-        """σ of the stack ``stack`` with this side's buffer, less the non-critical words (§5's M added)."""
+        """σ of the stack ``stack`` with this side's buffer, less the non-critical buffer words (§5's M added,
+        the buffer's critical words taken away: what the caller adds is the buffer's length)."""
         self._sync(stack)
         k = len(stack) - 1
-        return self.side.inner + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.level[k][3]
+        side = self.side
+        return side.inner - side.size + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.level[k][3]
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
@@ -539,56 +611,57 @@ class _Table5:
     def _push(self, word: int) -> None:
         """A level for ``word`` on top of the stack."""
         at = len(self.words)
-        side, position = self.side, self.position
+        root, position = self.side.root, self.position
         head = self.gold[word]
-        p = side.index.get(head)
-        kids = side.attached.get(word, _NO_CHILDREN)
+        p = head if head in root else None
+        kids = self.side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
         linked = []
         if self.linear:
             first = position.get(head, at)
-            for child in self.gold_children[word]:
+            for child in self.left_children[word]:
                 below = position.get(child, at)
                 if below < first:
                     first = below
             component_first = self.component_first
-            for component in ([side.root[p]] if p is not None else _NO_CHILDREN) + kids:  # kids: component roots
+            if p is not None and root[p] not in component_first:
+                component_first[root[p]] = at
+                linked.append(root[p])
+            for component in kids:  # kids: component roots
                 if component not in component_first:
                     component_first[component] = at
                     linked.append(component)
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
-                           ban_right, first, first if first < at else at - 1))
-        self.linked.append(linked)
+                           ban_right, first, first if first < at else at - 1, linked))
         self.words.append(word)
         position[word] = at
         self.memo.append({})
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
-        else:  # p_ge of the levels above the last defined one (none so far) becomes p
-            self.p_ge.append(p)
-            self.top.append(side.root[p])
-            self._set_run(p, side.root[p])
+        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
+            self._set_run(p, root[p], at + 1)
             self.defined.append(at)
 
     def _pop(self) -> None:
         """Drop the top level."""
-        at = len(self.words) - 1
-        for component in self.linked.pop():
+        for component in self.level.pop()[8]:
             del self.component_first[component]
         del self.position[self.words.pop()]
-        for table in (self.level, self.memo, self.p_ge, self.top):
-            table.pop()
-        if self.defined and self.defined[-1] == at:
+        self.memo.pop()
+        self.p_ge.pop()
+        self.top.pop()
+        if self.defined and self.defined[-1] == len(self.words):
             self.defined.pop()
-            self._set_run(0, 0)
+            self._set_run(0, 0, len(self.words))
 
-    def _set_run(self, p_ge: int, top: int) -> None:
-        """Set p_ge and top of the levels between the last defined level and the top (their p is None)."""
+    def _set_run(self, p_ge: int, top: int, end: int) -> None:
+        """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
+        and ``top`` (their p is None), and of none above (``end`` is the stack's height, or one more)."""
         start = self.defined[-1] + 1 if self.defined else 0
-        for i in range(start, len(self.p_ge)):
-            self.p_ge[i], self.top[i] = p_ge, top
+        self.p_ge[start:] = [p_ge] * (end - start)
+        self.top[start:] = [top] * (end - start)
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
         """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
@@ -637,8 +710,8 @@ class _Table5:
             self.budget.check()
         depth += 1
         best = _NO
-        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
-        head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
+        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i, _ = self.level[i]
+        head_j, p_j, _, _, ban_left_j, _, first_below_j, _, _ = self.level[j]
         words = self.words
         if not ban_right_i:  # w(i, j), a_j into a_i
             top = self.top
@@ -693,7 +766,7 @@ class _Table5:
         depth += 1
         best = _NO
         root = self.side.root
-        _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
+        _, p_i, _, children_i, _, _, _, kappa_i, _ = self.level[i]
         if i > 0:
             below, target, arc = None, j, 0
             if p_i is not None and root[p_i] == root[j]:  # a_i into its head, in b_j's component

@@ -83,23 +83,20 @@ def run_cli(*args: object, stdin: bytes | None = None) -> CliResult:
 
 
 def force_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Make every :class:`~treetool.parallel.SentencePool` start its workers after the first task and hand the work
-    to them at once (thresholds of zero); returns the list of pool starts (one entry per start)."""
-    from concurrent.futures import wait
-
+    """Make every :class:`~treetool.parallel.SentencePool` start its workers after the first sentence read and hand
+    the work to them, one task per chunk (many chunks, the window fills); returns the list of pool starts
+    (one entry per start)."""
     import treetool.parallel as parallel
 
-    for name in ("WARMUP_SECONDS", "KNOWN_SIZE_WARMUP_SECONDS", "PAYBACK", "MIN_WORK_SHARE", "MIN_TASK_SECONDS"):
-        monkeypatch.setattr(parallel, name, 0.0)
-    monkeypatch.setattr(parallel, "SAMPLE_TASKS", 1)  # the warm-up rule sees every task
-    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)  # one task per chunk: many chunks, the window fills
+    monkeypatch.setattr(parallel, "START_SENTENCES", {"fork": 0, "spawn": 0})
+    monkeypatch.setattr(parallel, "FIRST_CHUNK", 1)
+    monkeypatch.setattr(parallel, "CHUNK_SECONDS", 0.0)
     starts: list[int] = []
     start = parallel.SentencePool._start
 
     def counted(self: parallel.SentencePool, work: Callable[[Any], Any]) -> None:
         starts.append(1)
         start(self, work)
-        wait(self._booting)  # the workers take over at once, instead of when they are up
 
     monkeypatch.setattr(parallel.SentencePool, "_start", counted)
     return starts

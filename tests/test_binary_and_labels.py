@@ -205,6 +205,9 @@ def test_an_unlabelled_bracket_with_two_trees_is_an_error_at_its_line(tmp_path, 
         assert (got.pop("skipped"), want.pop("skipped")) == (1, 0)
         assert got == want
     else:
+        if command.startswith(("oracle-jsonl", "annotate")):  # positions count the skipped tree: the last is 3rd
+            assert b'"sent_id": "2"' in expected and b'"sent_id": "3"' not in expected
+            expected = expected.replace(b'"sent_id": "2"', b'"sent_id": "3"')
         assert skipped.stdout == expected
 
 

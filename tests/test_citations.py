@@ -8,6 +8,7 @@ docstring or page points to must exist.
 
 import re
 import shutil
+import unicodedata
 import subprocess
 from pathlib import Path
 
@@ -54,3 +55,50 @@ def test_no_tracked_file_cites_a_paper_file_or_a_missing_script() -> None:
                 for path in files if path.exists()
                 for problem in broken_references(path.read_text(encoding="utf-8", errors="replace"), ROOT)]
     assert problems == []
+
+
+# An author-year citation: "Nederhof 2019", "Goldberg & Nivre 2012", "Cohen et al. 2012", "Honnibal, Goldberg &
+# Johnson 2013", "(Fredman, 1975)"; the first author's surname and the year name the paper.
+SURNAME = r"[A-ZÁÉÍÓÚÑÄÖÜ][\w\-]*"
+CITATION = re.compile(rf"\b({SURNAME})(?:'s)?(?:(?:,\s+{SURNAME})*\s+(?:&|and)\s+{SURNAME}|\s+et al\.)?,?\s+\(?"
+                      r"((?:19|20)\d\d)\b")
+REFERENCE_ENTRY = re.compile(rf"^- \*\*({SURNAME}).*? ((?:19|20)\d\d)\.\*\*(.*?)(?=^- |^#|\Z)", re.M | re.S)
+LINK = re.compile(r"https://(?:aclanthology\.org|doi\.org|arxiv\.org)/\S+")
+#: Capitalised words a year follows that are not authors (venues, and a sentence's first word).
+NOT_AUTHORS = {"CoNLL", "Annotate", "Projective"}
+
+
+def _key(surname: str, year: str) -> tuple[str, str]:
+    ascii_name = unicodedata.normalize("NFKD", surname).encode("ascii", "ignore").decode()
+    return ascii_name.lower(), year
+
+
+def _references() -> list[tuple[tuple[str, str], str]]:
+    """(first author, year) and the text of each entry of the References page (two may share a key)."""
+    text = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
+    return [(_key(m.group(1), m.group(2)), m.group(3)) for m in REFERENCE_ENTRY.finditer(text)]
+
+
+def test_every_reference_links_its_paper_by_doi_acl_anthology_or_arxiv() -> None:
+    references = _references()
+    assert len(references) >= 20 and _key("Nederhof", "2019") in dict(references)
+    assert [key for key, entry in references if not LINK.search(entry)] == []
+
+
+def test_the_citation_pattern_reads_each_form() -> None:
+    text = ("(Nederhof 2019, §6); Goldberg & Nivre 2012; Cohen et al. 2012; Honnibal, Goldberg &\n"
+            "Johnson 2013; Attardi's 2006 system; (Fredman, 1975); Fernández-González & Gómez-Rodríguez (2018)")
+    assert [_key(*m.groups()) for m in CITATION.finditer(text)] == [
+        ("nederhof", "2019"), ("goldberg", "2012"), ("cohen", "2012"), ("honnibal", "2013"), ("attardi", "2006"),
+        ("fredman", "1975"), ("fernandez-gonzalez", "2018")]
+
+
+def test_every_paper_the_code_and_pages_cite_is_on_the_references_page() -> None:
+    references = dict(_references())
+    skipped = {"references.md", "RESULTS.md", "CHANGELOG.md"}
+    cited = {(path.relative_to(ROOT).as_posix(), _key(*m.groups()))
+             for path in tracked_files() if path.suffix in (".py", ".md") and path.name not in skipped
+             and not path.relative_to(ROOT).as_posix().startswith("tests/") and path.exists()
+             for m in CITATION.finditer(path.read_text(encoding="utf-8")) if m.group(1) not in NOT_AUTHORS}
+    assert len(cited) > 50
+    assert sorted((path, key) for path, key in cited if key not in references) == []

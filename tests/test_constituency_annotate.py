@@ -33,9 +33,10 @@ def system_named(name: str):
 
 
 def by_definition(system, index: GoldIndex, config, labels) -> dict[str, int]:
-    """paper_loss(a(c)) - paper_loss(c) for every legal action, successors by ``apply``."""
-    base = paper_loss(config, index)
-    return {a: paper_loss(system.apply(config, a), index) - base for a in system.legal_actions(config, labels)}
+    """paper_loss(a(c)) minus the least paper_loss(a'(c)) over the legal actions, successors by ``apply``."""
+    after = {a: paper_loss(system.apply(config, a), index) for a in system.legal_actions(config, labels)}
+    least = min(after.values())
+    return {a: loss - least for a, loss in after.items()}
 
 
 def exploring_walk(system, gold, labels, rng: random.Random, error_rate: float) -> list:
@@ -123,8 +124,9 @@ def test_paper_costs_by_hand():
     assert oracle.costs(system.initial(3)) == {"NT(S)": 0, "NT(NP)": 0, "NT(VP)": 1, "NT(ZZ)": 1}
     after_np = system.run(["NT(NP)"], 3)
     # SHIFT leaves (S, 0, 3) with no open (S, 0): unreachable; S (rank 0) above NP (rank 1) is out of order;
-    # a second (NP, 0) is wrong (the gold tree has one).
-    assert oracle.costs(after_np) == {"SHIFT": 1, "NT(S)": 1, "NT(NP)": 1, "NT(VP)": 1, "NT(ZZ)": 1}
+    # a second (NP, 0) is wrong (the gold tree has one). Each successor's loss is one more than now: relative
+    # to the best action (the paper's loss before is below every successor's), every action costs 0.
+    assert oracle.costs(after_np) == {"SHIFT": 0, "NT(S)": 0, "NT(NP)": 0, "NT(VP)": 0, "NT(ZZ)": 0}
     after_s = system.run(["NT(S)"], 3)
     # SHIFT now leaves (NP, 0, 2) with no open (NP, 0) below it: individually unreachable.
     assert oracle.costs(after_s) == {"SHIFT": 1, "NT(S)": 1, "NT(NP)": 0, "NT(VP)": 1, "NT(ZZ)": 1}

@@ -2,7 +2,7 @@
 
 The reference is the one-process run, which the other test files check
 against independent derivations; here the workers are forced on from the
-first sentence (warm-up of zero), so the parallel path is the one compared.
+first sentence (``START_SENTENCES`` of zero), so the parallel path is the one compared.
 Inputs are small slices so the file stays fast.  The workers start by fork
 here (pytest runs one thread); the tests marked with ``method`` run with
 spawned workers too, the start method of a process that runs threads.
@@ -10,10 +10,8 @@ spawned workers too, the start method of a process that runs threads.
 
 from __future__ import annotations
 
-import gzip
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import threading
@@ -30,7 +28,6 @@ from treetool.errors import WorkerDied
 from treetool.parallel import Outcome, SentencePool, resolve_jobs
 from treetool.projectivization import driver
 from treetool.projectivization.driver import solve_tree
-from treetool.treebank import ReadShare, read_treebank
 
 EWT = ("data", "ud-2.2", "UD_English-EWT", "en_ewt-ud-dev.conllu")
 
@@ -94,9 +91,10 @@ COMMANDS = {
     "projectivize --count": ["projectivize", "--count", "--report-file", "{out}/report.json"],
     "projectivize batched": ["projectivize", "--report", "--format", "json"],
     "projectivize pseudo": ["projectivize", "--method", "pseudo", "--scheme", "head+path", "--report", "--format", "json"],
-    "oracle attardi": ["oracle", "--system", "attardi", "--format", "jsonl", "--labeled", "--report-file",
-                       "{out}/report.json"],
-    "coverage": ["coverage", "--system", "attardi", "--degree", "1", "--format", "json"],
+    # oracle and coverage use workers only for a super-linear static oracle (swap's; see static_oracle_jobs).
+    "oracle swap": ["oracle", "--system", "swap", "--format", "jsonl", "--labeled", "--report-file",
+                    "{out}/report.json"],
+    "coverage": ["coverage", "--system", "swap", "--format", "json"],
     "annotate explore": ["annotate", "--system", "arc-eager", "--policy", "explore", "--error-rate", "0.3",
                          "--seed", "7", "--labeled"],
 }
@@ -139,14 +137,15 @@ def test_predicted_policy_stays_aligned(real, tmp_path, forced):
 
 
 @pytest.mark.parametrize("args", [
-    ["projectivize", "--count"], ["oracle"], ["coverage"], ["annotate", "--system", "arc-eager"],
+    ["projectivize", "--count"], ["oracle", "--system", "swap"], ["coverage", "--system", "swap"],
+    ["annotate", "--system", "arc-eager"],
 ])
 def test_first_bad_sentence_stops_both_runs_alike(args, real, tmp_path, forced):
     bad = with_bad_sentences(real, tmp_path / "bad.conllu")
     one, two = both(tmp_path, *args, bad)
     assert one[0] == 2
     assert one[2].startswith(f"{bad}:".encode()) and b"found 'x'" in one[2]
-    assert one == two
+    assert one == two and forced
 
 
 @pytest.mark.parametrize("args", [
@@ -186,129 +185,112 @@ def test_timeouts_are_reported_alike(mode, real, tmp_path, forced):
     assert one == two and forced
 
 
-def test_cheap_small_runs_stay_in_one_process(monkeypatch, real):
-    """With the real thresholds a small input never pays for workers."""
-    starts = []
-    monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(1))
-    assert run_cli("coverage", real, "--jobs", "2").returncode == 0
-    assert starts == []
-
-
 def busy(seconds: float) -> float:
-    """Module-level work that keeps the CPU busy for ``seconds`` of CPU time (as the pool times work)."""
+    """Module-level work that keeps the CPU busy for ``seconds`` of CPU time."""
     end = time.process_time() + seconds
     while time.process_time() < end:
         pass
     return seconds
 
 
-@pytest.mark.parametrize("task_seconds, started", [(20e-6, False), (2e-3, True)])
-def test_workers_start_only_for_tasks_worth_sending(monkeypatch, task_seconds, started):
-    """Past the warm-up, tasks much cheaper than their transfer stay here; costly ones go to workers."""
-    monkeypatch.setattr(parallel, "WARMUP_SECONDS", 0.005)  # a window of 10 ms of work: the mean of many tasks
-    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
-    assert 20e-6 < parallel.MIN_TASK_SECONDS < 2e-3
-    with SentencePool(2) as pool:
-        for _ in pool.map(busy, ((i, task_seconds) for i in range(2000))):
-            pass
-        assert (pool._executor is not None) == started
-
-
-def _workers_started(costs: list[float], unread, monkeypatch, jobs: int = 2) -> tuple[int, int]:
-    """(workers a pool of ``jobs`` starts, tasks read by then; 0, all when none) over tasks of ``costs`` seconds,
-    the input's unread share after ``n`` tasks read being ``unread(n)``."""
-    monkeypatch.setattr(parallel, "MIN_WORK_SHARE", 0.0)
-    monkeypatch.setattr(parallel, "start_method", lambda: "fork")  # whatever threads an earlier test left
+def _starts(monkeypatch, items) -> tuple[bool, list]:
+    """(whether a pool of 2 jobs over ``items`` of :func:`busy` started its workers, the results' keys and values)."""
     monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
-    read = [0]
+    with SentencePool(2) as pool:
+        results = [(key, _value(outcome)) for key, outcome in pool.map(busy, items)]
+        return pool._refused, results
+
+
+@pytest.mark.parametrize("command", [["coverage", "--system", "swap"], ["annotate", "--system", "arc-eager"]])
+def test_a_short_input_stays_in_one_process(command, monkeypatch, real):
+    """120 sentences, the real rule: no workers (the pool's start is recorded, not run; swap's oracle would take
+    them on a long input)."""
+    starts = []
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(1))
+    assert run_cli(command[0], real, *command[1:], "--jobs", "2").returncode == 0
+    assert starts == []
+
+
+@pytest.mark.parametrize("method_name", ["fork", "spawn"])
+@pytest.mark.parametrize("cost", [0.0, 2e-3])
+def test_workers_start_once_more_than_start_sentences_are_read(method_name, cost, monkeypatch):
+    """The rule counts sentences read (items, with or without work), never their cost: 500 (forked) or 5,000
+    (spawned) stay in this process, one more starts the workers, cheap or costly."""
+    monkeypatch.setattr(parallel, "start_method", lambda: method_name)
+    limit = {"fork": 500, "spawn": 5000}[method_name]
+    assert parallel.START_SENTENCES[method_name] == limit
+    monkeypatch.setattr(parallel, "START_SENTENCES", {method_name: 20})  # the same rule, a short input for tests
+    for count, started in ((20, False), (21, True)):
+        items = [(i, None if i % 3 == 0 else cost) for i in range(count)]
+        assert _starts(monkeypatch, items) == (started, [(i, None if i % 3 == 0 else cost) for i in range(count)])
+
+
+def test_one_job_never_reads_ahead(monkeypatch):
+    """With ``--jobs 1`` each result comes back before the next sentence is read (a pipe's output streams)."""
+    read: list[int] = []
 
     def items():
-        for read[0], cost in enumerate(costs, 1):
-            yield read[0], cost
+        for i in range(30):
+            read.append(i)
+            yield i, i
 
-    with SentencePool(jobs, unread=lambda: unread(read[0])) as pool:
-        for _ in pool.map(busy, items()):
-            if pool._refused:
-                return pool.jobs, read[0]
-    return 0, read[0]
-
-
-def test_a_known_long_input_starts_the_workers_after_a_short_warm_up(monkeypatch):
-    """With the size known and most of the input unread, 20 ms of work decide (not 50 ms per worker)."""
-    assert parallel.KNOWN_SIZE_WARMUP_SECONDS < 2e-3 * 15 < 2 * parallel.WARMUP_SECONDS
-    assert _workers_started([2e-3] * 15, lambda n: 0.99, monkeypatch)[0] == 2
-    assert _workers_started([2e-3] * 15, lambda n: None, monkeypatch)[0] == 0
+    with SentencePool(1) as pool:
+        for key, outcome in pool.map(square_or_timeout, items()):
+            assert read[-1] == key and _value(outcome) == (("timeout", 1.5) if key % 7 == 3 else key * key)
 
 
-def test_a_known_short_input_never_pays_for_workers(monkeypatch):
-    """Expensive tasks, but the unread share says little work is left: no workers; unknown size: workers."""
-    work_left = 0.4 * 0.01 / 0.99  # after 0.4 s of work with 1% of the input unread
-    assert work_left < parallel.PAYBACK * parallel.START_SECONDS["fork"] * 2
-    assert _workers_started([2e-3] * 200, lambda n: 0.01, monkeypatch)[0] == 0
-    assert _workers_started([2e-3] * 200, lambda n: None, monkeypatch)[0] == 2
+def test_the_sentences_read_count_over_the_run_not_the_file(monkeypatch):
+    """Files of a run read one by one (``projectivize``) or as a stream (``map_files``): their sentences add up."""
+    monkeypatch.setattr(parallel, "START_SENTENCES", {"fork": 20, "spawn": 20})
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: setattr(self, "_refused", True))
+    with SentencePool(2) as pool:
+        for _ in pool.map(square_or_timeout, ((i, i) for i in range(15))):
+            pass
+        assert not pool._refused
+        for _ in pool.map(square_or_timeout, ((i, i) for i in range(6))):
+            pass
+        assert pool._refused
+    for each, started in ((10, False), (11, True)):  # the marks between inputs are not sentences
+        files = [(name, [((name, i), i) for i in range(each)]) for name in "ab"]
+        with SentencePool(2) as pool:
+            for _, results in pool.map_files(square_or_timeout, files):
+                list(results)
+            assert pool._refused == started
 
 
-@pytest.mark.parametrize("before", [0, 500])
-def test_one_costly_sentence_does_not_make_a_short_input_long(before, monkeypatch):
-    """One task of 50 ms among 999 of 50 microseconds (0.1 s in all), first or halfway: it alone promises seconds."""
-    costs = [50e-6] * before + [50e-3] + [50e-6] * (999 - before)
-    assert _workers_started(costs, lambda n: 1 - n / 1000, monkeypatch)[0] == 0
+@pytest.mark.parametrize("count, started", [(500, False), (501, True)])
+def test_more_than_500_sentences_start_the_workers(count, started, monkeypatch, tmp_path):
+    """The documented rule, through the command line (the pool's start is recorded, not run)."""
+    starts = []
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    monkeypatch.setattr(SentencePool, "_start", lambda self, work: starts.append(setattr(self, "_refused", True)))
+    path = tmp_path / "input.conllu"
+    path.write_bytes(sentences(shared_path(*EWT), count))
+    assert run_cli("annotate", path, "--system", "arc-eager", "--jobs", "2", "-o", os.devnull).returncode == 0
+    assert len(starts) == int(started)
 
 
-@pytest.mark.parametrize("count, cost", [(300, 2e-3), (20, 30e-3)])
-def test_costly_sentences_at_the_end_still_start_the_workers(count, cost, monkeypatch):
-    """An input sorted by length: 95% of it costs almost nothing, its last 5% (0.6 s) repays workers, whether its
-    sentences are many and short or few and long (one to a window: the window's rate is not a single outlier)."""
-    def unread(n: int) -> float:
-        return 1 - 0.95 * min(n, 2000) / 2000 - 0.05 * max(n - 2000, 0) / count
+def test_an_input_failing_during_the_read_ahead_fails_after_its_items(monkeypatch):
+    """The read-ahead keeps the reader's exception in its place: after every item before it, workers unstarted."""
+    def items():
+        yield from ((i, i) for i in range(10))
+        raise OSError("input broke")
 
-    workers, read = _workers_started([2e-6] * 2000 + [cost] * count, unread, monkeypatch)
-    assert workers == 2 and unread(read) > 0.01
-
-
-def test_as_many_workers_start_as_the_work_left_repays(monkeypatch):
-    """``--jobs 16`` over 1 s of work: some workers, not none (16 would not be repaid PAYBACK times)."""
-    assert 1.0 < parallel.PAYBACK * parallel.START_SECONDS["fork"] * 16
-    workers, _ = _workers_started([2e-3] * 500, lambda n: 1 - n / 500, monkeypatch, jobs=16)
-    assert 2 <= workers <= 1.0 / (parallel.PAYBACK * parallel.START_SECONDS["fork"])  # 1 s repays at most 10
+    seen = []
+    with SentencePool(2) as pool, pytest.raises(OSError, match="input broke"):
+        for key, outcome in pool.map(square_or_timeout, items()):
+            seen.append(key)
+    assert seen == list(range(10)) and pool._executor is None
 
 
-@pytest.mark.parametrize("args", [["projectivize", "--count"], ["oracle"], ["coverage"],
-                                  ["annotate", "--system", "arc-standard"]])
-def test_commands_tell_the_pool_how_much_input_is_left(args, tmp_path, monkeypatch):
-    """Each ``--jobs`` command gives its pool the unread share: none left after a plain file, unknown for gzip."""
-    told = []
-    init = SentencePool.__init__
-
-    def recording(self, *given, unread=None, **options):
-        told.append(unread)
-        init(self, *given, unread=unread, **options)
-
-    monkeypatch.setattr(SentencePool, "__init__", recording)
-    plain = SAMPLE_DATA / "en_sample.conllu"
-    packed = tmp_path / "en_sample.conllu.gz"
-    packed.write_bytes(gzip.compress(plain.read_bytes()))
-    for path, left in ((plain, 0.0), (packed, None)):
-        assert run_cli(args[0], path, *args[1:], "--jobs", "2").returncode == 0
-        assert told[-1] is not None and told[-1]() == left
-
-
-def test_read_share_is_the_share_of_the_inputs_bytes_not_read_yet(tmp_path):
-    first, second = SAMPLE_DATA / "en_sample.conllu", SAMPLE_DATA / "de_sample.conllu"
-    data, total = first.read_bytes(), first.stat().st_size + second.stat().st_size
-    ends = [match.end() for match in re.finditer(rb"\n\n", data)]  # each sentence ends with its blank line
-    share = ReadShare([str(first), str(second)])
-    assert share.unread() == 1.0
-    for end, _ in zip(ends, share.count(read_treebank(str(first)))):
-        assert share.unread() == pytest.approx(1 - end / total)
-    assert share.unread() == pytest.approx(second.stat().st_size / total)
-    for _ in share.count(read_treebank(str(second))):
-        pass
-    assert share.unread() == 0.0
-    packed = tmp_path / "a.conllu.gz"
-    packed.write_bytes(gzip.compress(data))
-    assert ReadShare([str(first), str(packed)]).unread() is None
-    assert ReadShare(["-"]).unread() is None
+@pytest.mark.parametrize("system, started", [("arc-standard", False), ("attardi", False), ("swap", True)])
+@pytest.mark.parametrize("command", ["oracle", "coverage"])
+def test_oracle_and_coverage_use_workers_only_for_a_super_linear_static_oracle(command, system, started, real,
+                                                                              forced):
+    """Declared, not measured: a linear static oracle's walk costs less than its trip to a worker."""
+    assert run_cli(command, real, "--system", system, "--jobs", "2").returncode == 0
+    assert bool(forced) == started
 
 
 def test_jobs_zero_is_every_usable_core_and_negative_is_refused(real):
@@ -345,7 +327,7 @@ def test_pool_hands_back_in_order_with_errors_and_reports(method, forced):
                 if key == 150:
                     assert len(reported) == 1
                 seen.append((key, _value(outcome)))
-        assert pool.parallel
+        assert pool._sent
     assert [key for key, _ in seen] == list(range(300))  # every item before the input's failure
     for key, value in seen:
         expected = None if key % 5 == 0 else ("timeout", 1.5) if key % 7 == 3 else key * key
@@ -381,7 +363,7 @@ def test_map_files_keeps_the_workers_busy_across_the_inputs(forced):
                         opened_before_a_ended = list(opened)
                     if name == "b" and i == 2:
                         break  # the rest of b is skipped, c still comes
-        assert pool.parallel
+        assert pool._sent
     expected = [("timeout", 1.5) if i % 7 == 3 else i * i for i in range(40)]
     assert seen["a"] == expected and seen["empty"] == [] and seen["b"] == expected[:3]
     assert seen["c"] == expected[:5]
@@ -409,7 +391,7 @@ def test_a_pool_stopped_at_once_leaves_one_thread_so_the_next_can_fork(ending, f
     """Workers stopped without joining (never sent work, or the run failed): the executor's thread is gone too."""
     with pytest.raises(KeyError) if ending == "error" else nullcontext():
         with SentencePool(2) as pool:
-            for _ in pool.map(busy, ((i, 1e-3) for i in range(1 if ending == "unused" else 50))):
+            for _ in pool.map(busy, ((i, None if ending == "unused" else 1e-3) for i in range(50))):
                 pass
             assert pool._executor is not None and (pool._sent == 0) == (ending == "unused")
             if ending == "error":
@@ -426,7 +408,7 @@ def test_forked_workers_leave_unwritten_output_alone(tmp_path, forced):
         out.write("written before the workers\n")  # still in the buffer when they fork
         with SentencePool(2) as pool:
             squares = [outcome.get() for _, outcome in pool.map(square_or_timeout, ((i, i) for i in range(0, 60, 7)))]
-            assert pool.parallel
+            assert pool._sent
         out.write("after\n")
     assert forced and squares == [i * i for i in range(0, 60, 7)]
     assert path.read_text() == "written before the workers\nafter\n"
@@ -473,7 +455,7 @@ def test_chunks_no_worker_began_are_sent_again_in_pieces_at_the_end(monkeypatch,
     GATE.clear()
     RUN_IN_WORKERS.value = 0
     def items():
-        yield from ((i, None if i % 3 == 0 else i) for i in range(122))  # 81 tasks: one here, ten chunks of 8
+        yield from ((i, None if i % 3 == 0 else i) for i in range(121))  # 80 tasks: ten chunks of 8
         time.sleep(0.2)  # the executor's thread hands chunks out to the waiting workers before the input ends
 
     try:
@@ -482,7 +464,7 @@ def test_chunks_no_worker_began_are_sent_again_in_pieces_at_the_end(monkeypatch,
             assert pool._sent == len(sent)
     finally:
         GATE.set()
-    assert results == [(i, None if i % 3 == 0 else i * i) for i in range(122)]
+    assert results == [(i, None if i % 3 == 0 else i * i) for i in range(121)]
     assert RUN_IN_WORKERS.value == 80, "every task sent to the workers ran once: none of a begun chunk again"
     assert sent[:10] == [8] * 10, "the chunks read before the end are sent whole"
     pieces = sent[10:]
@@ -508,15 +490,15 @@ def test_split_keeps_every_item_in_order_with_tasks_shared_out_evenly():
     assert len(chunk.split(40)) == 22
 
 
-def test_the_first_chunks_are_a_taper_smaller():
-    """A worker waits while this process reads its first chunk: the first ``jobs`` chunks are a quarter of the rest."""
+def test_chunks_are_first_chunk_tasks_until_a_cost_is_reported_then_chunk_seconds_of_work():
     pool = SentencePool(3)
+    assert pool._chunk_size() == parallel.FIRST_CHUNK
     pool._task_seconds = parallel.CHUNK_SECONDS / 100  # a hundred tasks per chunk
-    sizes = []
-    for _ in range(5):
-        sizes.append(pool._chunk_size())
-        pool._sent += 1
-    assert sizes == [100 // parallel.TAPER] * 3 + [100] * 2
+    assert pool._chunk_size() == 100
+    pool._task_seconds = parallel.CHUNK_SECONDS * 10  # one costly task: a chunk of its own
+    assert pool._chunk_size() == 1
+    pool._task_seconds = parallel.CHUNK_SECONDS / 1e6
+    assert pool._chunk_size() == parallel.MAX_CHUNK
 
 
 def _value(outcome: Outcome | None) -> object:

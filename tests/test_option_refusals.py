@@ -45,6 +45,8 @@ def a_value(param: Any) -> str:
     choices = getattr(param.type, "choices", None)
     if choices:
         return str(choices[0])
+    if param.name == "shard":
+        return "1/2"
     return "1" if param.type.name in ("int", "int range", "float", "float range") else "x.png"
 
 

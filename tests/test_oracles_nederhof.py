@@ -259,6 +259,92 @@ def test_kept_items_on_real_sentences():
                 assert kept.costs(config) == NederhofOracle(heads, algorithm=algorithm).costs(config), config
 
 
+def _reference_side(tree, first):
+    """§5's critical words of the buffer ``first..n`` by their definition, and their components, read off the tree."""
+    n = len(tree) - 1
+
+    def descendants(word):
+        return [d for d in range(1, n + 1) if d != word and _dominates(tree, word, d)]
+
+    buffer = range(first, n + 1)
+    critical = [b for b in buffer if tree[b] < first or any(d < first for d in descendants(b))]
+    root = {}
+    for b in critical:
+        top = b
+        while tree[top] in critical:
+            top = tree[top]
+        root[b] = top
+    attached = {}
+    for b in critical:
+        if tree[b] not in critical:
+            attached.setdefault(tree[b], []).append(b)
+    inner = sum(1 for b in critical if tree[b] in critical)
+    return critical, root, inner, attached
+
+
+def _dominates(tree, u, v):
+    while v != -1:
+        if v == u:
+            return True
+        v = tree[v]
+    return False
+
+
+def test_buffer_sides_follow_the_definition_of_critical_words():
+    """The critical words, components (named by their root), M and attachments of every buffer (§5), against a
+    direct reading of the definition: a buffer word is critical when its head or one of its descendants is not in
+    the buffer."""
+    rng = random.Random(21)
+    trees = [t for n in range(1, 6) for t in all_trees(n) if bf_projective(t)]
+    trees += [random_interval_tree(n, rng) for n in (12, 20, 30) for _ in range(3)]
+    for tree in trees:
+        oracle = NederhofOracle(tree)
+        n = len(tree) - 1
+        for first in range(1, n + 2):
+            side = oracle._buffer_side(first if first <= n else None)
+            assert (side.critical, side.root, side.inner, side.attached) == _reference_side(tree, first), (tree, first)
+
+
+def _random_action_configurations(tree, rng):
+    """The configurations of one computation taking uniformly random legal actions (any tree the system derives)."""
+    config = SYSTEM.initial(len(tree) - 1)
+    out = []
+    while not SYSTEM.is_final(config):
+        out.append(config)
+        config = SYSTEM.apply(config, rng.choice(SYSTEM.legal(config)))
+    return out
+
+
+def test_tables_started_from_the_previous_buffer_equal_fresh_ones(monkeypatch):
+    """A buffer's Table 5 started from the levels of the buffer before the SHIFT (``_Table5.rebased``) scores as a
+    new oracle does, along computations of random actions (deep stacks, many wrong arcs) on random and real
+    projective trees, in their order and shuffled; and levels were indeed kept, so the test reaches the reuse."""
+    kept = []
+    rebased = nederhof._Table5.rebased.__func__
+
+    def counting(cls, before, shifted, side):
+        table = rebased(cls, before, shifted, side)
+        kept.append(len(table.words))
+        return table
+
+    monkeypatch.setattr(nederhof._Table5, "rebased", classmethod(counting))
+    rng = random.Random(22)
+    trees = [random_interval_tree(n, rng) for n in (8, 12, 16, 24) for _ in range(3)]
+    trees += [heads for heads, _ in _real("UD_English-EWT", "en_ewt-ud-dev.conllu", 30, max_words=30, min_words=10)
+              if bf_projective(heads)][:6]
+    for tree in trees:
+        configs = _random_action_configurations(tree, rng) + _walk_configurations(tree, rng, error_rate=0.1)
+        for algorithm in ("linear", "quadratic"):
+            fresh = [NederhofOracle(tree, algorithm=algorithm).costs(c) for c in configs]
+            walked = NederhofOracle(tree, algorithm=algorithm)
+            assert [walked.costs(c) for c in configs] == fresh, (tree, algorithm)
+            order = list(range(len(configs)))
+            rng.shuffle(order)
+            shuffled = NederhofOracle(tree, algorithm=algorithm)
+            assert all(shuffled.costs(configs[i]) == fresh[i] for i in order), (tree, algorithm)
+    assert sum(1 for k in kept if k >= 3) > 100, kept
+
+
 def test_restarts_of_deep_recursions_change_nothing(monkeypatch):
     """Table 5's items restart from the deepest one past ``_MAX_DEPTH`` nested calls: with a depth of 2 they
     restart all the time, and every score is the one of the plain recursion (a depth no stack here reaches)."""

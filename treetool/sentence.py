@@ -40,10 +40,15 @@ class Sentence:
     lines after a sentence belong to it.  ``lines`` are the decoded lines of
     the sentence itself, without those blank lines; in a CRLF file each line
     keeps its ``"\\r"``.
+
+    ``line`` is the line of its first line in its file, ``position`` its
+    1-based place among the file's sentences (malformed ones, which readers
+    skip with ``--on-error skip``, count too, so a sentence keeps its position
+    whatever was skipped before it or which ``--shard`` read it).
     """
 
     __slots__ = (
-        "filename", "line", "format", "ncols",
+        "filename", "line", "position", "format", "ncols",
         "_raw",        # bytes: exact input (prefix + content + separator)
         "_cs", "_ce",  # content start / end offsets in _raw
         "_n",          # number of words
@@ -68,6 +73,7 @@ class Sentence:
         row0: int,
         filename: str = "<input>",
         line: int = 1,
+        position: int = 1,
         format: str = "conllu",
         prefix: str = "",
         raw: str | bytes | None = None,
@@ -87,6 +93,7 @@ class Sentence:
             raw_b = bytes(raw)
         self.filename = filename
         self.line = line
+        self.position = position
         self.format = format
         self.ncols = ncols
         self._raw = raw_b

@@ -8,19 +8,19 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import TreebankError
 from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
 from .formats.oracle_file import recorded_format
+from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
-    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, input_size, open_binary_input, reject_binary,
+    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, open_binary_input, reject_binary,
     set_aside,
 )
 
@@ -84,9 +84,9 @@ def _decoding_errors(path: str, binary: IO[bytes]):
         raise decompression_error(binary, err, display_name(path)) from None
 
 
-def _utf8_lines(lines: Iterator[str], filename: str) -> Iterator[str]:
+def _utf8_lines(lines: Iterator[str], filename: str, first_line: int = 1) -> Iterator[str]:
     """Pass lines through, stopping at the first one that held invalid UTF-8 (decoded as surrogates)."""
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first_line):
         if not line.isascii() and _UNDECODABLE.search(line):
             raise TreebankError("invalid UTF-8", filename=filename, line=number)
         yield line
@@ -98,11 +98,16 @@ def read_treebank(
     *,
     on_error: OnError | None = None,
     ptb_lines: bool = False,
+    ptb_positions: bool = False,
+    shard: Shard | None = None,
     **ptb_options: Any,
 ) -> Iterator[Any]:
     """Stream the sentences (CoNLL) or trees (PTB) of ``path`` (``-`` for stdin).
 
-    ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts.
+    ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts; ``ptb_positions``: as
+    ``(line, position, tree)``, position = the tree's place in its file (CoNLL sentences carry both).
+    ``shard``: only the sentences of that shard of the file (:mod:`treetool.shard`), numbered as in the
+    whole file.
 
     ``ptb_options`` go to :func:`treetool.formats.ptb.read_ptb` (``drop_traces``,
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
@@ -112,53 +117,37 @@ def read_treebank(
     with _opened(path) as binary:
         head = binary.peek(4096)[:4096]
         resolved = resolve_format(path, fmt, head)
-        if resolved == "ptb":
-            from .formats.ptb import read_ptb, read_ptb_with_lines
+        window = find_window(path, resolved, shard) if shard is not None else Window(0, -1, 1, 1)
+        with _windowed(path, binary, window) as stream:
+            if resolved == "ptb":
+                from .formats.ptb import read_ptb_with_lines
 
-            text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
-            reader = read_ptb_with_lines if ptb_lines else read_ptb
-            yield from reader(_utf8_lines(text, name), name, on_error=on_error, **ptb_options)
-            text.detach()
-        else:
-            from .formats.conll import read_conll
+                text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
+                trees = read_ptb_with_lines(_utf8_lines(text, name, window.first_line), name, on_error=on_error,
+                                            positions=ptb_positions, first_line=window.first_line,
+                                            first_position=window.first_position, **ptb_options)
+                if ptb_lines or ptb_positions:
+                    yield from trees
+                else:
+                    yield from (tree for _, tree in trees)
+                text.detach()
+            else:
+                from .formats.conll import read_conll
 
-            yield from read_conll(binary, name, resolved, on_error)
+                yield from read_conll(stream, name, resolved, on_error, window.first_line, window.first_position)
 
 
-class ReadShare:
-    """How much of a run's CoNLL inputs has been read: the share of their bytes that :meth:`count` has seen.
-
-    It tells a :class:`~treetool.parallel.SentencePool` how much work is left
-    (``unread=share.unread``), so that workers start early on a long input
-    and not on a short one.  Unknown (None) when an input's size is: stdin,
-    a pipe, a compressed file.  Sentences the reader skips as bad
-    (``--on-error skip``) are not counted, so with many of them the work left
-    seems larger than it is, and workers may start on an input too short to
-    repay them.
-    """
-
-    def __init__(self, paths: Iterable[str]) -> None:
-        self.paths = list(paths)
-        self.read = 0
-
-    @functools.cached_property
-    def total(self) -> int | None:
-        """The inputs' bytes, None when one's size is unknown: found when first asked for (each input is opened to
-        see whether it is compressed), which a run in one process never does."""
-        sizes = [input_size(path) for path in self.paths]
-        return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
-
-    def count(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """``sentences`` unchanged, their bytes counted as read."""
-        for sentence in sentences:
-            self.read += len(sentence.raw)
-            yield sentence
-
-    def unread(self) -> float | None:
-        """The share of the inputs' bytes not read yet (0 to 1), None when their size is unknown."""
-        if not self.total:
-            return None
-        return max(0.0, 1.0 - self.read / self.total)
+@contextmanager
+def _windowed(path: str, binary: IO[bytes], window: Window):
+    """``binary`` itself for a whole file (end -1), else a stream of the window's bytes only."""
+    if window.end < 0:
+        yield binary
+        return
+    stream = io.BufferedReader(WindowReader(path, window))
+    try:
+        yield stream
+    finally:
+        stream.close()
 
 
 def treebank_format(path: str, fmt: str | None = None) -> str:

@@ -13,6 +13,13 @@ before it (§3.1). Two ways of computing it:
     longest subsequence of them in gold order). Not exact under the real
     parsers' rules: the documentation's Constituency page gives the measured rate and the corners.
 
+``authors`` (:class:`~treetool.oracles.constituency.authors_loss.AuthorsCosts`, in-order only)
+    The scores of the authors' released in-order parser (gold constituents
+    still reachable after the action, minus their two penalties), as costs
+    relative to the best-scoring action: not a loss of the configuration
+    (:meth:`ConstituencyOracle.loss` refuses it). Their top-down code is not
+    public, so top-down has no ``authors`` loss (:data:`LOSSES_OF`).
+
 ``exact`` (:class:`~treetool.oracles.constituency.exact_loss.ExactLoss`)
     The true minimum, by a different decomposition: a min-plus chain over
     the ends at which the open non-terminals will be reduced, with a
@@ -47,15 +54,19 @@ from treetool.budget import Budget
 
 from ..errors import OracleUnavailable
 from .gold_index import GoldIndex
+from .authors_loss import AuthorsCosts
 from .paper_loss import PaperCosts, paper_loss
 from .search import min_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
 from .tree import Node
 
-__all__ = ["LOSSES", "ConstituencyOracle"]
+__all__ = ["LOSSES", "LOSSES_OF", "ConstituencyOracle"]
 
-LOSSES = ("exact", "paper", "search")
-"""``--loss`` values: the exact loss, the paper's formula, the exhaustive search (short sentences)."""
+LOSSES = ("exact", "paper", "authors", "search")
+"""``--loss`` values: the exact loss, the paper's formula, the authors' released scoring, the exhaustive search."""
+
+LOSSES_OF = {"top-down": ("exact", "paper", "search"), "in-order": LOSSES}
+"""The losses each system offers: the authors published dynamic-oracle code for in-order only."""
 
 class ConstituencyOracle:
     """Costs of every legal action (``NT(X)``/``PJ(X)`` once per label) for one gold tree: the DynamicOracle interface.
@@ -64,10 +75,13 @@ class ConstituencyOracle:
     says the parsers' limits might matter, the exhaustive search decides,
     which needs the sentence to have at most ``max_length`` words, else
     ``OracleUnavailable``), ``paper`` (:func:`paper_loss`; every action
-    costed in one pass by :class:`PaperCosts`) or ``search``
+    costed in one pass by :class:`PaperCosts`), ``authors`` (in-order:
+    :class:`AuthorsCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
-    ``loss(a(c)) - loss(c)``; with ``paper`` they can be negative (its loss
-    is not the true minimum). ``budget`` (``treetool.budget.Budget``) bounds
+    ``loss(a(c)) - loss(c)``; with ``paper`` ``loss(a(c))`` minus the least
+    over the legal actions (its loss is not the true minimum, so
+    ``loss(c)`` can be below every successor's or above one), with
+    ``authors`` the best score minus the action's: some action always costs 0. ``budget`` (``treetool.budget.Budget``) bounds
     the sentence: its ``max_states`` the configurations all the exhaustive
     searches expand, its ``max_seconds`` their time and the paper loss's
     tables, raising ``treetool.budget.SentenceTimeout``.
@@ -75,8 +89,9 @@ class ConstituencyOracle:
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
                  max_length: int | None = 10, *, budget: Budget | None = None) -> None:
-        if loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, not {loss!r}")
+        offered = LOSSES_OF.get(system.name, LOSSES)
+        if loss not in offered:
+            raise ValueError(f"loss for {system.name} must be one of {offered}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
         self.gold = GoldIndex(gold, system)
         self._exact = None
@@ -88,12 +103,18 @@ class ConstituencyOracle:
         self.max_length, self.budget = max_length, Budget() if budget is None else budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
-        self._all_costs = PaperCosts(system, self.gold, self.labels, self.budget).costs if loss == "paper" else None
+        self._all_costs = None
+        if loss == "paper":
+            self._all_costs = PaperCosts(system, self.gold, self.labels, self.budget).costs
+        elif loss == "authors":
+            self._all_costs = AuthorsCosts(system, self.gold, self.labels).costs
         if loss == "search" and max_length is not None and gold.end > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {gold.end}")
 
     def loss(self, config: Configuration) -> int:
-        """The loss of ``config`` under this oracle's ``loss`` option."""
+        """The loss of ``config`` under this oracle's ``loss`` option (``authors`` scores actions, has no loss)."""
+        if self.kind == "authors":
+            raise ValueError("the authors' oracle scores actions; it defines no loss of a configuration")
         if self.kind == "paper":
             return paper_loss(config, self.gold)
         if self.kind == "exact" and not self._exact.limits_may_bind(self.system, config):

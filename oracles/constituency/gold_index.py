@@ -25,6 +25,8 @@ class GoldIndex:
         self.ends = sorted({end for _, _, end in self.spans})
         # Non-terminal index (the paper's (X, j)) of each gold node, and the order the static oracle opens them.
         order = _in_order_nodes(gold) if self.in_order else list(preorder(gold))
+        #: The gold nodes in the order the static oracle opens their non-terminals (Figures 3 and 5).
+        self.nonterminals: tuple[Node, ...] = tuple(order)
         self.nt_rank: dict[tuple[str, int], list[int]] = {}
         for rank, node in enumerate(order):
             self.nt_rank.setdefault((node.label, self.nt_position(node)), []).append(rank)

@@ -41,20 +41,34 @@ def paper_loss(config: Configuration, gold: GoldIndex) -> int:
 
 
 def _paper_unreachable(config: Configuration, gold: GoldIndex, remaining: Counter, opened: Counter) -> int:
-    """Gold constituents not built yet that none of the paper's reachability conditions (§3.2) covers."""
+    """Gold constituents not built yet that none of the paper's reachability conditions (§3.2) covers.
+
+    In-order condition (iii) as the paper's prose states it, not as its
+    formula does: the formula asks only that ``l`` start *some* stack item,
+    the prose that the first child be "a totally- or partially-built
+    constituent on top of the stack" — the completed item starting at ``l``
+    is the top, or sits directly below an open non-terminal (it is the first
+    child of a constituent still being built, which will start at ``l``).
+    Any other item starting at ``l`` has a completed item directly above it,
+    so both are children of the same open non-terminal, and no reduction can
+    make it the first child of anything again. The prose is also what the
+    authors' parser implements (``authors_loss``, rule 3), and with the
+    formula's reading SHIFT looks optimal on the gold path where ``PJ(X)`` is
+    needed (e.g. stack ``[NP(0,1), S*, w1]``: SHIFT buries ``w1``, the first
+    child of the gold VP). (iv)'s adjacency implies the same set of starts.
+    """
     j = config.buffer
-    starts = set()
+    starts = set()  # in-order: the starts of the items that can still be a first child (iii, prose reading)
     adjacent = set()  # in-order (iv): (label, l, m) of an open X at m whose item below spans (l, m)
     stack = config.stack
     for k, item in enumerate(stack):
-        if type(item) is Open:
-            starts.add(item.position)
-            if gold.in_order and k > 0 and type(stack[k - 1]) is not Open:
-                start, end = span_of(stack[k - 1])
-                if end == item.position:
-                    adjacent.add((item.label, start, end))
-        else:
-            starts.add(span_of(item)[0])
+        if type(item) is Open and gold.in_order and k > 0 and type(stack[k - 1]) is not Open:
+            start, end = span_of(stack[k - 1])
+            starts.add(start)
+            if end == item.position:
+                adjacent.add((item.label, start, end))
+    if stack and type(stack[-1]) is not Open:
+        starts.add(span_of(stack[-1])[0])
     missing = 0
     for span, count in remaining.items():
         label, l, r = span
@@ -176,7 +190,20 @@ class PaperCosts:
         return self._made, self._matched
 
     def costs(self, config: Configuration) -> dict[str, int]:
-        """Every legal action's cost (legal order; ``NT``/``PJ`` once per label): paper_loss(after) - paper_loss(before)."""
+        """Every legal action's cost (legal order; ``NT``/``PJ`` once per label): paper_loss(after) minus the
+        least paper_loss(after) over the legal actions.
+
+        Relative to the best action rather than to ``paper_loss(before)``:
+        the formula is not the true minimum, so the loss before can be
+        below every successor's (no action would cost 0) or above one (a
+        negative cost); measured from the best, every step has an optimal action.
+        """
+        losses = self.losses_after(config)
+        least = min(losses.values(), default=0)
+        return {action: loss - least for action, loss in losses.items()}
+
+    def losses_after(self, config: Configuration) -> dict[str, int]:
+        """Every legal action's paper_loss(after) - paper_loss(before) (legal order; ``NT``/``PJ`` once per label)."""
         kinds = self.system.legal(config)
         if not kinds:
             return {}
@@ -184,7 +211,8 @@ class PaperCosts:
         now = self.stack
         now.sync(config.stack)
         j = config.buffer
-        reach = self._reach(self.crossing[j], made)
+        top = self._top_start(config)
+        reach = self._reach(self.crossing[j], made, top)
         wrong_built = len(config.built) - matched
         base = ((self.gold.size - matched) - self.from_count[j] - reach + wrong_built
                 + now.wrong + len(now.ranks) - len(now.tails))
@@ -197,20 +225,23 @@ class PaperCosts:
             elif kind == "TERM":
                 out["TERM"] = (self.gold.size - matched) + wrong_built - base
             else:
-                self._labelled_costs(out, config, made)
+                self._labelled_costs(out, config, made, top)
         return out
 
+    def _top_start(self, config: Configuration) -> int | None:
+        """In-order: the start of the top item when it is completed (it can be a first child, §3.2 iii)."""
+        stack = config.stack
+        if not self.in_order or not stack or type(stack[-1]) is Open:
+            return None
+        return span_of(stack[-1])[0]
+
     def _shift_cost(self, j: int, made: dict, reach: int) -> int:
-        """SHIFT: gold constituents starting at j leave ``from``; the crossing ones are those of j+1."""
-        starts = self.stack.starts
-        if self.in_order:  # the shifted word starts at j
-            starts[j] = starts.get(j, 0) + 1
-        after = self._reach(self.crossing[j + 1], made)
-        if self.in_order:
-            _discount(starts, j)
+        """SHIFT: gold constituents starting at j leave ``from``; the crossing ones are those of j+1, the shifted
+        word the top (the item it buries has a completed item above it: no longer a first child)."""
+        after = self._reach(self.crossing[j + 1], made, j if self.in_order else None)
         return self.from_count[j] - self.from_count[j + 1] + reach - after
 
-    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict) -> None:
+    def _labelled_costs(self, out: dict[str, int], config: Configuration, made: dict, top: int | None) -> None:
         """``NT(X)``/``PJ(X)`` for every label: 1 unless a gold non-terminal (X, j) makes X special."""
         j, now = config.buffer, self.stack
         out.update(self.all_wrong)
@@ -228,11 +259,13 @@ class PaperCosts:
                 cost = 1
             entries = self.by_second.get(key) if self.in_order else None
             if entries:  # (iii)/(iv) change only for the gold constituents whose second child starts at j under X
-                cost += self._reach(entries, made) - self._reach_with_open(config, label, made, entries)
+                cost += self._reach(entries, made, top) - self._reach_with_open(config, label, made, entries, top)
             out[spelled] = cost
 
-    def _reach_with_open(self, config: Configuration, label: str, made: dict, entries: list[tuple]) -> int:
-        """In-order: how many of the crossing constituents ``entries`` are reachable once ``PJ(label)`` is pushed."""
+    def _reach_with_open(self, config: Configuration, label: str, made: dict, entries: list[tuple],
+                         top: int | None) -> int:
+        """In-order: how many of the crossing constituents ``entries`` are reachable once ``PJ(label)`` is pushed
+        (the top item becomes a first child: the starts that count are the same)."""
         j, now = config.buffer, self.stack
         key = (label, j)
         now.opened[key] = now.opened.get(key, 0) + 1
@@ -240,7 +273,7 @@ class PaperCosts:
         adjacency = (label, start, j) if end == j else None
         if adjacency is not None:
             now.adjacent[adjacency] = now.adjacent.get(adjacency, 0) + 1
-        reach = self._reach(entries, made)
+        reach = self._reach(entries, made, top)
         _discount(now.opened, key)
         if adjacency is not None:
             _discount(now.adjacent, adjacency)
@@ -251,13 +284,14 @@ class PaperCosts:
         stack, j, now = config.stack, config.buffer, self.stack
         k = now.opens[-1]
         top = stack[k]
-        adjacency = None
+        adjacency = top_start = None
         if self.in_order:
-            start = span_of(stack[k - 1])[0]
-            limit = start  # the stack starts after REDUCE: those up to the first child's (starts only grow)
+            # The first child leaves the first-child starts and the built constituent, with its start, is the
+            # top: the starts that count are the same.
+            start = top_start = span_of(stack[k - 1])[0]
             adjacency = now.log[k][2]
         else:
-            start, limit = span_of(stack[k + 1])[0], None
+            start = span_of(stack[k + 1])[0]
         span = (top.label, start, j)
         done = made.get(span, 0)
         matched += done < self.gold.counts.get(span, 0)
@@ -265,7 +299,7 @@ class PaperCosts:
         if adjacency is not None:
             _discount(now.adjacent, adjacency)
         made[span] = done + 1  # built once more, for the reach only: undone below
-        reach = self._reach(self.crossing[j], made, limit)
+        reach = self._reach(self.crossing[j], made, top_start)
         _discount(made, span)
         now.opened[top] = now.opened.get(top, 0) + 1
         if adjacency is not None:
@@ -279,19 +313,19 @@ class PaperCosts:
         return ((self.gold.size - matched) - self.from_count[j] - reach + (len(config.built) + 1 - matched)
                 + wrong + out_of_order)
 
-    def _reach(self, crossing: list[tuple], made: dict, limit: int | None = None) -> int:
+    def _reach(self, crossing: list[tuple], made: dict, top: int | None) -> int:
         """Gold constituents with l < j <= r still to build and individually reachable (§3.2 iii, iv), counted.
 
-        ``limit``: in-order after REDUCE, only the stack starts up to it count
-        (the others are the reduced items'). Without it every crossing
-        constituent starts before j, so no start needs comparing.
+        In-order: ``l`` must start the top item (``top``, None when the top
+        is open) or an item directly below an open non-terminal (prose
+        reading of (iii), :func:`_paper_unreachable`).
         """
         total = 0
         opened = self.stack.opened
-        if self.in_order:  # the cheapest test first (it holds for about 95% of the entries on exploring walks)
+        if self.in_order:
             starts, adjacent = self.stack.starts, self.stack.adjacent
             for span, count, _, key_m, adjacency, l in crossing:
-                if l in starts and (limit is None or l <= limit) and (not opened.get(key_m) or adjacency in adjacent):
+                if (l == top or l in starts) and (not opened.get(key_m) or adjacency in adjacent):
                     left = count - made.get(span, 0)
                     if left > 0:
                         total += left
@@ -320,7 +354,8 @@ class _StackState:
     items popped and one pushed) costs O(1) amortised instead of a pass over
     the stack: open non-terminals by key (counts), gold ranks in stack order
     with their patience tails (Fredman 1975), wrong open non-terminals, and
-    for in-order the stack starts and the (X, l, m) adjacencies (iv).
+    for in-order the starts of the first children of the open non-terminals
+    and the (X, l, m) adjacencies (iv).
     """
 
     def __init__(self, nt_rank: dict, in_order: bool) -> None:
@@ -351,13 +386,13 @@ class _StackState:
 
     def _push(self, stack: tuple, index: int) -> None:
         item = stack[index]
-        start = None
-        if self.in_order:
-            start = item.position if type(item) is Open else span_of(item)[0]
-            self.starts[start] = self.starts.get(start, 0) + 1
         if type(item) is not Open:
-            self.log.append((None, None, None, start))
+            self.log.append((None, None, None, None))
             return
+        start = None
+        if self.in_order and index and type(stack[index - 1]) is not Open:  # its first child
+            start = span_of(stack[index - 1])[0]
+            self.starts[start] = self.starts.get(start, 0) + 1
         seen = self.opened.get(item, 0)
         self.opened[item] = seen + 1
         self.opens.append(index)

@@ -264,16 +264,21 @@ def read_conll(
     filename: str = "<input>",
     fmt: str = "conllu",
     on_error: OnError | None = None,
+    first_line: int = 1,
+    first_position: int = 1,
 ) -> Iterator[Sentence]:
     """Stream sentences from a binary stream of CoNLL-U or CoNLL-X text.
 
     Malformed sentences raise :class:`TreebankError` (its ``raw`` holds the
     sentence's exact bytes), or, when ``on_error`` is given, are passed to it
-    and skipped, and reading goes on.
+    and skipped, and reading goes on. Each sentence's ``position`` is its
+    1-based place among the stream's sentences, malformed ones included;
+    ``first_line`` and ``first_position`` number a stream that starts inside
+    a file (``--shard``).
     """
     if fmt not in ("conllu", "conllx"):
         raise ValueError(f"unknown CoNLL format {fmt!r}")
-    return _read_fast(stream, filename, fmt, on_error)
+    return _read_fast(stream, filename, fmt, on_error, first_line, first_position)
 
 
 def _read(stream: BinaryIO, size: int, filename: str) -> bytes:
@@ -295,11 +300,12 @@ def _slow_sentence(
     )
 
 
-def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | None) -> Iterator[Sentence]:
+def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | None, line: int,
+               position: int) -> Iterator[Sentence]:
     new = Sentence.__new__
     cls = Sentence
     carry = b""
-    line = 1
+    position -= 1
     at_start = True
     ncols = 0
     size = CHUNK_BYTES
@@ -324,10 +330,13 @@ def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | No
         for a, b, cs, ce, ln, n, off, row0, bad in records:
             raw = buf[a:b]
             ln += line
+            position += 1
             if bad:
                 refuse_nul_bytes(raw[cs:ce], ln, filename)  # binary data: never skipped (see .damage)
                 try:
-                    yield _slow_sentence(raw, cs, ce, ln, filename, fmt, ncols or N_COLUMNS)
+                    slow = _slow_sentence(raw, cs, ce, ln, filename, fmt, ncols or N_COLUMNS)
+                    slow.position = position
+                    yield slow
                 except TreebankError as err:
                     if on_error is None:
                         raise
@@ -336,6 +345,7 @@ def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | No
             s = new(cls)
             s.filename = filename
             s.line = ln
+            s.position = position
             s.format = fmt
             s.ncols = ncols
             s._raw = raw

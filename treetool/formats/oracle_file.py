@@ -29,12 +29,14 @@ and counts 2); lower-casing is ASCII only, as in the scripts.
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
 from ..errors import TreebankError
+from ..shard import Shard, Window, WindowReader, find_window
 from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error, refuse_nul_bytes
 from .files import close_input, open_binary_input, reject_binary
 
@@ -181,8 +183,9 @@ class OracleBlock:
 _COMMENTS = ("# ", "!# ")
 
 
-def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
-    """The blocks of an RNNG / In-Order oracle file (``-``: stdin; compressed files too).
+def read_oracle_file(path: str, on_error, shard: Shard | None = None) -> Iterator[OracleBlock]:
+    """The blocks of an RNNG / In-Order oracle file (``-``: stdin; compressed files too; ``shard``: the blocks
+    of that shard, cut like CoNLL sentences at blank lines, numbered as in the whole file).
 
     A block is a ``# <tree>`` (or ``!# <tree>``) line, the POS tags, the tokens,
     the lower-cased tokens, the unknown-word classes, then one action per line
@@ -191,8 +194,13 @@ def read_oracle_file(path: str, on_error) -> Iterator[OracleBlock]:
     the block is dropped and reading goes on after it).
     """
     stream = open_binary_input(path)
+    window = Window(0, -1, 1, 1)
+    if shard is not None:
+        window = find_window(path, "conllu", shard)  # blocks end at blank lines, as CoNLL sentences do
+        stream.close()
+        stream = io.BufferedReader(WindowReader(path, window))
     try:
-        for start, block in _blocks(_text_lines(stream, path)):
+        for start, block in _blocks(_text_lines(stream, path), window.first_line):
             try:
                 yield _parse_block(path, start, block)
             except TreebankError as err:
@@ -216,11 +224,11 @@ def _text_lines(stream: IO[bytes], path: str) -> Iterator[str]:
         raise decompression_error(stream, err, path) from None
 
 
-def _blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+def _blocks(lines: Iterable[str], first_line: int = 1) -> Iterator[tuple[int, list[str]]]:
     """(first line number, lines) of every run of non-blank lines."""
     block: list[str] = []
     start = 0
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first_line):
         if line.strip():
             if not block:
                 start = number

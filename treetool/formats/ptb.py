@@ -192,21 +192,28 @@ def read_ptb_with_lines(
     on_error: ErrorHandler | None = None,
     node: Callable[[str, list], Any] | None = None,
     one_root: bool = False,
-) -> Iterator[tuple[int, Tree]]:
-    """Like :func:`read_ptb`, yielding ``(line, tree)``.
+    positions: bool = False,
+    first_line: int = 1,
+    first_position: int = 1,
+) -> Iterator[tuple[int, Tree]] | Iterator[tuple[int, int, Tree]]:
+    """Like :func:`read_ptb`, yielding ``(line, tree)``, or ``(line, position, tree)`` with ``positions``.
 
     ``line`` is the 1-based number of the line where the tree's opening
-    bracket is. ``node``: the class of the nodes built, ``nltk.Tree`` by
-    default; :class:`Bracket` is a lighter one for callers that need only
-    labels and children (and spares them importing nltk).
+    bracket is, ``position`` the tree's 1-based place among the input's
+    trees (malformed ones, skipped with ``on_error``, count too). ``node``:
+    the class of the nodes built, ``nltk.Tree`` by default; :class:`Bracket`
+    is a lighter one for callers that need only labels and children (and
+    spares them importing nltk). ``first_line`` and ``first_position`` number
+    an input that starts inside a file (``--shard``).
     """
     if node is None:
         from nltk import Tree as node
     root_problem = functools.partial(single_root_problem, remove_wrapper=remove_wrapper) if one_root else None
-    for line, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node, root_problem):
+    for line, position, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node, root_problem,
+                                       first_line, first_position):
         if remove_wrapper:
             tree = remove_outer_wrapper(tree)
-        yield line, tree
+        yield (line, position, tree) if positions else (line, tree)
 
 
 def read_ptb(
@@ -335,8 +342,10 @@ def _parse(
     strip_functions: bool = False,
     node: Callable[[str, list], Any] = None,  # type: ignore[assignment]
     root_problem: Callable[[Any], str | None] | None = None,
-) -> Iterator[tuple[int, Tree]]:
-    """Bracket parser: yields ``(start line, tree)`` for each top-level bracket.
+    first_line: int = 1,
+    first_position: int = 1,
+) -> Iterator[tuple[int, int, Tree]]:
+    """Bracket parser: yields ``(start line, position, tree)`` for each top-level bracket.
 
     ``root_problem``: a tree for which it returns a message is reported at
     its first line instead (see :func:`single_root_problem`).
@@ -368,8 +377,9 @@ def _parse(
             raise error
         on_error(error)
 
-    for lineno, text in enumerate(lines, 1):
-        if lineno == 1 and text.startswith("\ufeff"):
+    position = first_position - 1  # of the last tree started
+    for lineno, text in enumerate(lines, first_line):
+        if lineno == first_line and text.startswith("\ufeff"):
             text = text[1:]
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
@@ -413,6 +423,7 @@ def _parse(
                         top[0] = ""  # the outer wrapper "( (S ...) )"
                 else:
                     tree_line = lineno
+                    position += 1
                 if len(stack) == MAX_DEPTH:  # deeper trees would meet Python's recursion limit downstream
                     pending = (f"brackets nested more than {MAX_DEPTH} deep (treetool reads trees up to "
                                f"{MAX_DEPTH} levels)", lineno)
@@ -467,7 +478,7 @@ def _parse(
                 elif root_problem is not None and (problem := root_problem(tree)) is not None:
                     report(problem, tree_line, "".join(raw_lines))
                 else:
-                    yield tree_line, tree
+                    yield tree_line, position, tree
             else:
                 if not stack:
                     report(f"leaf {tok!r} outside any bracket", lineno)
