@@ -14,19 +14,23 @@ from treetool.oracles.annotate import (
 )
 from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
 from treetool.oracles.errors import IncompleteDerivation, OracleUnavailable
+from treetool.oracles.configuration import Configuration, as_heads
 from treetool.oracles.system import TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
+from treetool.formats.files import readable_twice
+from treetool.formats.step_columns import SentenceSteps, StepColumns, sentence_steps
 from treetool.formats.steps import DEPENDENCY_FORMATS
+from treetool.inventory import labels as treebank_labels
 from treetool.parallel import SentencePool
 from treetool.treebank import read_treebank
 
 from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
-    refuse_inapplicable, shard_input,
+    parquet_output, refuse_inapplicable, run_options, shard_input,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason
@@ -44,7 +48,7 @@ DEFAULT_MAX_STATES = 100_000
 
 Policy = choices("Policy", POLICIES)
 OracleKind = choices("OracleKind", ORACLE_KINDS)
-StepFormat = choices("StepFormat", tuple(DEPENDENCY_FORMATS))
+StepFormat = choices("StepFormat", (*DEPENDENCY_FORMATS, "parquet"))
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
@@ -64,6 +68,7 @@ RULES = (
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("max_states",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
+    OnlyWhen(("vocabulary",), lambda v: v["output_format"] == "parquet", "needs --format parquet"),
     no_lift("annotate"),
 )
 
@@ -92,7 +97,8 @@ def annotate_command(
     max_states: Annotated[int, typer.Option("--max-states", min=1, metavar="N", help="Exact search: the most configurations it expands for one sentence (its time and memory, the same on every machine); a sentence that needs more is skipped and counted (an error with --on-timeout fail).")] = DEFAULT_MAX_STATES,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
-    output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above).")] = StepFormat.jsonl,
+    output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above); parquet: one row per step, typed columns, zstd (-o FILE; needs pyarrow: pip install 'treetool[parquet]').")] = StepFormat.jsonl,
+    vocabulary: Annotated[bool, typer.Option("--vocabulary", help="parquet: the costs as one int column per action id of the training-loop API's vocabulary (system.actions(labels); with --labeled the labels of the input files), -1 where illegal, instead of a list aligned with the legal actions.")] = False,
     output: Output = "-",
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
@@ -121,6 +127,9 @@ def annotate_command(
     jsonl: {"sent_id", "step", "stack", "buffer", "heads", ["labels",]
            "costs", "optimal", "action"}; heads has n+1 entries, heads[0] = -1,
            -1 = no head yet; step counts from 1.
+    parquet: the same fields as typed columns, costs as "legal" + "costs"
+           lists (or "cost:ACTION" columns with --vocabulary); see the
+           documentation (Training files in Parquet).
     tsv:   sent_id TAB step TAB taken TAB optimal TAB costs, where optimal is
            the optimal actions separated by spaces and costs is ACTION=COST
            separated by spaces, in the system's legal order.
@@ -133,6 +142,7 @@ def annotate_command(
       treetool annotate train.conllu --system arc-eager --policy predicted --predicted parsed.conllx --align position
       treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
+      treetool annotate train.conllu --system arc-eager --policy explore --format parquet -o steps.parquet
 
     Constituency systems (--system top-down or in-order) read PTB trees and
     write jsonl only: {"sent_id", "step", "stack", "buffer", "built",
@@ -168,16 +178,26 @@ def annotate_command(
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
-    walk = functools.partial(
-        _walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], labeled=labeled, kind=kind,
-        max_length=max_length, max_seconds=max_seconds, max_states=max_states if kind == "exact" else None,
-        options=_oracle_options(prefer_monotonic, algorithm, strategy))
+    limits = dict(labeled=labeled, kind=kind, max_length=max_length, max_seconds=max_seconds,
+                  max_states=max_states if kind == "exact" else None,
+                  options=_oracle_options(prefer_monotonic, algorithm, strategy))
+    if output_format.value == "parquet":
+        actions = _vocabulary(chosen, inputs, labeled) if vocabulary else None
+        walk = functools.partial(_walk_columns, chosen, actions, **limits)
+        metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
+                    "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
+        open_output = functools.partial(parquet_output, output,
+                                        lambda: StepColumns(labeled, None if actions is None else actions.actions),
+                                        metadata)
+    else:
+        walk = functools.partial(_walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], **limits)
+        open_output = functools.partial(AtomicOutput, output)
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
                         fail=on_timeout is not None and on_timeout.value == "fail")
     cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
     with (
         error_policy(on_error, rejects) as errors,
-        AtomicOutput(output) as out,
+        open_output() as out,
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=errors) as pool,
     ):
@@ -209,7 +229,7 @@ def annotate_command(
                 except SentenceTimeout as err:
                     beyond.add(sentence, out_of_reach_reason(err, max_seconds, max_states), err)
                     continue
-                out.write(text)
+                out.write(text)  # bytes, or a sentence's steps for Parquet
         if trees is not None:
             trees.finish()
     beyond.report()
@@ -272,6 +292,46 @@ def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]],
                               max_length=max_length, max_seconds=max_seconds, max_states=max_states,
                               oracle_options=options)
     return encode(sent_id, steps).encode("utf-8")
+
+
+def _walk_columns(system: TransitionSystem, actions: Any, sentence: tuple[list[int], list[str] | None, str, Any, int],
+                  *, labeled: bool, kind: str, max_length: int, max_seconds: float | None, max_states: int | None,
+                  options: dict[str, Any]) -> SentenceSteps:
+    """The columns of one sentence's walk (Parquet), with its cost vectors over ``actions`` when given."""
+    heads, labels, sent_id, policy, position = sentence
+    steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
+                              max_length=max_length, max_seconds=max_seconds, max_states=max_states,
+                              oracle_options=options)
+    if actions is None:
+        return sentence_steps(sent_id, steps)
+    return sentence_steps(sent_id, steps, functools.partial(_cost_vector, actions, as_heads(heads)))
+
+
+def _cost_vector(actions: Any, gold: list[int], step: Step) -> Any:
+    """``oracle.cost_vector(config, actions)`` of the step's configuration, from the costs the walk has
+    already asked the oracle for (``CostVectors.cost_vector`` is this, with the costs asked again)."""
+    config = Configuration(step.stack, step.buffer, step.heads, step.labels)
+    return actions.vector(actions.entries(config, step.costs), gold)
+
+
+def _vocabulary(system: TransitionSystem, inputs: list[tuple[str, str]], labeled: bool) -> Any:
+    """``--vocabulary``: ``system.actions(labels)``, the labels those of the input files (read once first)
+    when labelled."""
+    labels = None
+    if labeled:
+        unreadable = [path for path, _ in inputs if not readable_twice(path)]
+        if unreadable:
+            raise InapplicableOption(f"--vocabulary --labeled reads the labels of the input first, so it needs "
+                                     f"files, not {'stdin' if unreadable[0] == '-' else 'a pipe'}")
+        labels = treebank_labels(s for path, fmt in inputs for s in read_treebank(path, fmt, on_error=_ignore))
+    try:
+        return system.actions(labels)
+    except ValueError as err:
+        raise InapplicableOption(f"--vocabulary: {err}") from None
+
+
+def _ignore(err: Exception) -> None:
+    """A bad sentence met while reading the labels for ``--vocabulary``: the walk's reading reports it."""
 
 
 def _unavailable(system: TransitionSystem, kind: str, err: OracleUnavailable, sentence: Sentence) -> TreebankError:

@@ -32,6 +32,7 @@ from treetool.budget import ON_TIMEOUT_MODES
 from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
+from treetool.formats.parquet import ParquetOutput, PyarrowMissing, pyarrow_modules, refusal as parquet_refusal
 from treetool.formats.run_files import FileClash, checked_run
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
@@ -271,6 +272,24 @@ def plot_file(path: Optional[str]) -> Iterator[Optional[PlotFile]]:
         raise InapplicableOption(f"--plot: {err}") from None
     with out:
         yield out
+
+
+def parquet_output(path: str, columns: Callable[[], Any], metadata: dict[str, Any]) -> ParquetOutput:
+    """The ``--format parquet`` output at ``path`` for the rows of ``columns()``; without pyarrow, or to stdout,
+    a pipe or a compressed name, a usage error in one line saying why (exit 2)."""
+    try:
+        pyarrow_modules()
+    except PyarrowMissing as err:
+        raise InapplicableOption(f"--format parquet: {err}") from None
+    reason = parquet_refusal(path)
+    if reason is not None:
+        raise InapplicableOption(f"--format parquet: {reason}")
+    return ParquetOutput(path, columns(), metadata)
+
+
+def run_options(ctx: typer.Context) -> dict[str, Any]:
+    """The running command's parameters as JSON values (enums by their value), for a file's metadata."""
+    return {name: getattr(value, "value", value) for name, value in ctx.params.items() if name != "ctx"}
 
 
 def timeout_mode(on_timeout: Optional[OnTimeout], default: str = "lift") -> str:

@@ -43,7 +43,7 @@ LossKind = choices("LossKind", LOSSES)
 
 #: Options of ``annotate`` that only dependency systems use.
 DEPENDENCY_ONLY = ("degree", "variant", "reduce", "order", "root", "labeled", "prefer_monotonic", "oracle", "algorithm",
-                   "strategy", "align")
+                   "strategy", "align", "vocabulary")
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
@@ -52,8 +52,8 @@ RULES = (
     OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] not in ("paper", "authors"),
              "acts only with exhaustive search (--loss exact or search), not with --loss paper or authors"),
     no_lift("annotate"),
-    OnlyWhen(("output_format",), lambda v: v["output_format"] == "jsonl",
-             "tsv is for dependency systems; constituency steps are written as jsonl only"),
+    *(OnlyWhen(("output_format",), lambda v, fmt=fmt: v["output_format"] != fmt,
+               f"{fmt} is for dependency systems; constituency steps are written as jsonl only") for fmt in ("tsv", "parquet")),
 )
 
 

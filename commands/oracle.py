@@ -14,12 +14,14 @@ from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
+from treetool.formats.step_columns import SequenceColumns
 from treetool.report import JsonReportFile
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, refuse_inapplicable, shard_input,
+    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
+    run_options, shard_input,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, static_oracle_jobs, system_from_options
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from treetool.parallel import Outcome
     from treetool.sentence import Sentence
 
-SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
+SEQUENCE_FORMATS = ("conllu", "jsonl", "lines", "parquet", *(f for f in CONSTITUENCY_FORMATS if f != "jsonl"))
 #: The comment ``oracle`` writes and ``replay`` reads.
 TRANSITIONS_COMMENT = "transitions"
 
@@ -77,10 +79,13 @@ class SequenceCounts:
 class SequenceWriter:
     """Writes one sentence's result in the chosen ``--format``, keeping jsonl/lines aligned with the input."""
 
-    def __init__(self, path: str, fmt: str, source_format: str, system_name: str, on_error: Any) -> None:
+    def __init__(self, path: str, fmt: str, source_format: str, system_name: str, on_error: Any,
+                 metadata: dict[str, Any]) -> None:
         self.format, self.system_name = fmt, system_name
         if fmt == "conllu":
             self._treebank = TreebankWriter(path, source_format, on_error=on_error)
+        elif fmt == "parquet":
+            self._rows = parquet_output(path, SequenceColumns, {**metadata, "system": system_name})
         else:
             self._lines = AtomicOutput(path)
 
@@ -95,6 +100,10 @@ class SequenceWriter:
                     sentence.add_comment(f"{FORMAT_COMMENT} = {RECORDED_FORMAT}")
                 sentence.add_comment(f"{TRANSITIONS_COMMENT} = {' '.join(result.actions)}")
                 self._treebank.write(sentence)
+            return
+        if self.format == "parquet":
+            self._rows.write((sentence.identifier(position), len(sentence), self.system_name, result.actions,
+                              result.reason if result.actions is None else None, bool(result.projectivized)))
             return
         if self.format == "lines":
             text = " ".join(result.actions or ())
@@ -111,6 +120,8 @@ class SequenceWriter:
     def close(self, ok: bool) -> None:
         if self.format == "conllu":
             self._treebank.close(ok)
+        elif self.format == "parquet":
+            self._rows.close(ok)
         elif ok:
             self._lines.commit()
         else:
@@ -128,7 +139,7 @@ def oracle_command(
     order: OrderOpt = None,
     root: RootOpt = None,
     labeled: LabeledOpt = False,
-    output_format: Annotated[Optional[SequenceFormat], typer.Option("--format", show_default=False, help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence; rnng (top-down) / inorder (in-order): the RNNG / In-Order parsers' oracle files [default: conllu; rnng for top-down, inorder for in-order].")] = None,
+    output_format: Annotated[Optional[SequenceFormat], typer.Option("--format", show_default=False, help="conllu: the sentence unchanged plus '# transitions = ...'; jsonl: one object per sentence; lines: one line of actions per sentence; parquet: one row per sentence, the jsonl fields typed (-o FILE; needs pyarrow: pip install 'treetool[parquet]'); rnng (top-down) / inorder (in-order): the RNNG / In-Order parsers' oracle files [default: conllu; rnng for top-down, inorder for in-order].")] = None,
     vocab: Annotated[Optional[list[str]], typer.Option("--vocab", metavar="FILE", show_default=False, help="top-down/in-order: PTB training file(s) whose words occurring more than once are known; the others get unknown-word classes [default: the input files].")] = None,
     lang: Annotated[Lang, typer.Option("--lang", help="top-down/in-order: en: Berkeley unknown-word classes (UNK-INITC-KNOWNLC...); ch: every unknown word is UNK.")] = Lang.en,
     spelling: Annotated[Spelling, typer.Option("--spelling", help="in-order: pj-term: PJ(X) ... TERM (In-Order); nt-term: NT(X) ... TERM with '!# ' tree comments (Dynamic-In-Order); nt-finish: NT(X) ... FINISH.")] = Spelling("pj-term"),
@@ -194,7 +205,8 @@ def oracle_command(
         SentenceProgress(quiet) as progress,
         SentencePool(static_oracle_jobs(chosen, jobs), on_error=policy) as pool,
     ):
-        writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy)
+        writer = SequenceWriter(output, output_format.value, inputs[0][1], chosen.describe(), policy,
+                                {"command": "oracle", "seed": None, "options": run_options(ctx)})
         ok = False
         try:
             files = ((path, (((s.position, s), (s.head_list, s.deprels if labeled else None))

@@ -187,6 +187,10 @@ class ActionVocabulary:
         except KeyError:
             raise ValueError(f"{action!r} is not in {self!r}") from None
 
+    def __reduce__(self) -> tuple[type, tuple[System, tuple[str, ...] | None]]:
+        """Pickled as its system and labels (``--jobs`` hands it to worker processes); the caches are rebuilt."""
+        return type(self), (self.system, self.labels)
+
     def __repr__(self) -> str:
         shown = f"{len(self.labels)} labels" if self.labels is not None else "unlabelled"
         return f"<ActionVocabulary of {self.system.describe()}: {len(self)} actions, {shown}>"

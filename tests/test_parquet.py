@@ -1,0 +1,332 @@
+"""``annotate`` / ``oracle --format parquet`` and ``treetool.steps.read`` (issue 26, parts 1 and 2).
+
+Every value of a Parquet file is checked against the JSON lines of the same run (the JSONL writer is tested on
+its own in test_annotate.py); ``--vocabulary`` cost columns against ``oracle.cost_vector`` computed here from
+each step's configuration; the reader's batches against the JSON lines parsed here.  The tests that need
+pyarrow skip with the reason when it is not installed; the error without it is tested by hiding it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from treetool.oracles import Configuration, get_system
+
+from conftest import SAMPLE_DATA, force_workers, run_cli as run
+
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'treetool[parquet]')")
+import pyarrow.parquet as pq  # noqa: E402
+
+from treetool import steps  # noqa: E402
+import treetool.formats.step_columns as step_columns  # noqa: E402
+
+LABELS = ["nsubj", "obj", "amod", "det", "case", "nmod"]
+
+
+def treebank(path, count: int = 40, seed: int = 1) -> list[tuple[list[int], list[str]]]:
+    """``count`` random trees (non-projective ones among them) written to ``path`` as CoNLL-U; their
+    (heads, labels)."""
+    rng = random.Random(seed)
+    trees, lines = [], []
+    for number in range(count):
+        n = rng.randint(1, 14)
+        order = list(range(1, n + 1))
+        rng.shuffle(order)
+        heads = [-1] * (n + 1)
+        heads[order[0]] = 0
+        for i, word in enumerate(order[1:], 1):
+            heads[word] = rng.choice(order[:i])
+        labels = [""] + ["root" if heads[w] == 0 else rng.choice(LABELS) for w in range(1, n + 1)]
+        trees.append((heads, labels))
+        lines.append(f"# sent_id = s{number}\n")
+        lines += [f"{w}\tw{w}\t_\t_\t_\t_\t{heads[w]}\t{labels[w]}\t_\t_\n" for w in range(1, n + 1)]
+        lines.append("\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return trees
+
+
+def jsonl(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def annotate_both(tmp_path, *options: str, vocabulary: bool = False) -> tuple[list[dict], object]:
+    """The JSON lines and the Parquet file (``--vocabulary``: its cost columns) of one ``annotate`` run over
+    :func:`treebank`."""
+    source = tmp_path / "t.conllu"
+    treebank(source)
+    text = run("annotate", source, *options)
+    assert text.returncode == 0, text.stderr
+    target = tmp_path / "steps.parquet"
+    columns = run("annotate", source, *options, *(["--vocabulary"] if vocabulary else []), "--format", "parquet",
+                  "-o", target)
+    assert columns.returncode == 0 and columns.stdout == b"", columns.stderr
+    return jsonl(text.stdout), pq.ParquetFile(target)
+
+
+RUNS = [
+    ("arc-eager", "--policy", "explore", "--error-rate", "0.3", "--seed", "7"),
+    ("arc-hybrid", "--labeled", "--policy", "explore", "--error-rate", "0.5"),
+    ("nm-arc-eager", "--variant", "LD", "--labeled"),
+    ("arc-standard", "--policy", "explore"),
+    ("swap", "--labeled", "--max-length", "6", "--on-error", "skip"),
+]
+
+
+@pytest.mark.parametrize("run_options", RUNS, ids=[r[0] + ("-labeled" if "--labeled" in r else "") for r in RUNS])
+def test_every_value_of_the_parquet_file_is_the_jsonl_one(tmp_path, run_options):
+    system, *options = run_options
+    records, file = annotate_both(tmp_path, "--system", system, *options)
+    labelled = "--labeled" in options
+    expected_columns = ["sent_id", "step", "stack", "buffer", "heads", *(["labels"] if labelled else []),
+                        "legal", "costs", "optimal", "action"]
+    assert file.schema_arrow.names == expected_columns
+    rows = file.read().to_pylist()
+    assert len(rows) == len(records) > 0
+    for row, record in zip(rows, records):
+        assert row["legal"] == list(record["costs"]) and row["costs"] == list(record["costs"].values())
+        record = {**record, "legal": row["legal"], "costs": row["costs"]}
+        assert row == record
+    metadata = json.loads(file.metadata.metadata[b"treetool"])
+    assert metadata["command"] == "annotate" and metadata["schema_version"] == 1 and metadata["labelled"] == labelled
+    assert metadata["system"] == get_system(system, **({"variant": "LD"} if system == "nm-arc-eager" else {})).describe()
+    assert set(metadata["actions"]) == {a for r in records for a in [*r["costs"], *r["optimal"], r["action"]]}
+
+
+def test_standard_types_only_strings_dictionary_encoded_and_zstd(tmp_path):
+    _, file = annotate_both(tmp_path, "--system", "arc-eager", "--labeled")
+    assert b"ARROW:schema" not in file.metadata.metadata  # no Arrow extension or dictionary type to rebuild
+    assert {str(f.type) for f in file.schema_arrow} == {"string", "int32", "list<element: int32>",
+                                                       "list<element: string>"}
+    group = file.metadata.row_group(0)
+    chunks = {group.column(i).path_in_schema: group.column(i) for i in range(group.num_columns)}
+    assert all(c.compression == "ZSTD" for c in chunks.values())
+    for name in ("sent_id", "labels.list.element", "legal.list.element", "optimal.list.element", "action"):
+        assert chunks[name].has_dictionary_page, name
+
+
+@pytest.mark.parametrize("vocabulary", [[], ["--vocabulary"]], ids=["lists", "vocabulary"])
+def test_jobs_write_the_same_file(tmp_path, monkeypatch, vocabulary):
+    source = tmp_path / "t.conllu"
+    treebank(source, count=30)
+    options = ("annotate", source, "--system", "arc-eager", "--labeled", "--policy", "explore", "--format", "parquet",
+               *vocabulary)
+    assert run(*options, "-o", tmp_path / "one.parquet").returncode == 0
+    starts = force_workers(monkeypatch)
+    result = run(*options, "-o", tmp_path / "two.parquet", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert starts, "the workers did not start"
+    one, two = (pq.ParquetFile(tmp_path / name) for name in ("one.parquet", "two.parquet"))
+    assert one.read().equals(two.read()) and one.num_row_groups == two.num_row_groups
+    one_metadata, two_metadata = (json.loads(f.metadata.metadata[b"treetool"]) for f in (one, two))
+    assert two_metadata.pop("options")["jobs"] == 2 and one_metadata.pop("options")["jobs"] == 1
+    assert one_metadata == two_metadata
+
+
+def test_a_vocabulary_pickles_as_its_system_and_labels():
+    import pickle
+
+    actions = get_system("attardi", degree=2).actions(["b", "a"])
+    copy = pickle.loads(pickle.dumps(actions))
+    assert copy.actions == actions.actions and copy.labels == ("b", "a") and copy.system.describe() == \
+        actions.system.describe()
+
+
+def test_row_groups_are_written_as_the_run_streams(tmp_path, monkeypatch):
+    monkeypatch.setattr(step_columns, "ROWS_PER_GROUP", 50)
+    records, file = annotate_both(tmp_path, "--system", "arc-hybrid", "--policy", "explore")
+    sizes = [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)]
+    assert len(sizes) > 3 and all(size >= 50 for size in sizes[:-1]) and sum(sizes) == len(records)
+    assert [r["step"] for r in file.read().to_pylist()] == [r["step"] for r in records]
+
+
+@pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid", "attardi"])
+def test_vocabulary_columns_are_the_oracles_cost_vectors(tmp_path, system):
+    """``--vocabulary --labeled``: column ``cost:A`` of a step is ``oracle.cost_vector(config, actions)``[id of A],
+    the oracle and the vocabulary built here (labels: those of the input, sorted)."""
+    source = tmp_path / "t.conllu"
+    trees = treebank(source)
+    target = tmp_path / "v.parquet"
+    options = ("annotate", source, "--system", system, "--labeled", "--policy", "explore", "--error-rate", "0.4")
+    result = run(*options, "--format", "parquet", "--vocabulary", "-o", target)
+    assert result.returncode == 0, result.stderr
+    records = jsonl(run(*options).stdout)
+    chosen = get_system(system)
+    actions = chosen.actions(sorted({label for _, labels in trees for label in labels[1:]}))
+    table = pq.read_table(target)
+    assert table.column_names[6:-2] == [f"cost:{a}" for a in actions]
+    costs = np.column_stack([table.column(f"cost:{a}").to_numpy() for a in actions])
+    by_id = {f"s{i}": tree for i, tree in enumerate(trees)}
+    oracles = {}
+    for row, record in enumerate(records):
+        heads, labels = by_id[record["sent_id"]]
+        if record["step"] == 1:
+            oracles[record["sent_id"]] = chosen.dynamic_oracle(heads, labels)
+        config = Configuration(tuple(record["stack"]), tuple(record["buffer"]), tuple(record["heads"]),
+                               tuple(record["labels"]))
+        assert costs[row].tolist() == oracles[record["sent_id"]].cost_vector(config, actions).tolist()
+    assert json.loads(pq.ParquetFile(target).metadata.metadata[b"treetool"])["actions"][:len(actions)] == list(actions)
+
+
+def test_oracle_rows_are_the_jsonl_records(tmp_path):
+    source = tmp_path / "t.conllu"
+    treebank(source)
+    target = tmp_path / "o.parquet"
+    for on_unparsable in ("skip", "projectivize"):
+        options = ("oracle", source, "--system", "arc-eager", "--labeled", "--on-unparsable", on_unparsable)
+        assert run(*options, "--format", "parquet", "-o", target).returncode == 0
+        records = jsonl(run(*options, "--format", "jsonl").stdout)
+        rows = pq.read_table(target).to_pylist()
+        assert len(rows) == len(records) == 40
+        assert any(r["actions"] is None for r in records) == (on_unparsable == "skip")
+        assert any(r.get("projectivized") for r in records) == (on_unparsable == "projectivize")
+        for row, record in zip(rows, records):
+            assert row == {"reason": None, "projectivized": False, **record}
+
+
+@pytest.mark.parametrize("output, reason", [
+    ("-", "not stdout"),
+    ("/dev/stdout", "a regular file"),
+    ("steps.parquet.gz", "without a compression suffix"),
+])
+def test_parquet_needs_a_regular_file(tmp_path, monkeypatch, output, reason):
+    monkeypatch.chdir(tmp_path)
+    for command in (("annotate", "--system", "arc-eager"), ("oracle",)):
+        result = run(command[0], SAMPLE_DATA / "en_sample.conllu", *command[1:], "--format", "parquet", "-o", output)
+        assert result.returncode == 2 and result.stdout == b""
+        assert result.stderr.decode().startswith("treetool: error: --format parquet: ") and reason in result.stderr.decode()
+        assert result.stderr.count(b"\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_parquet_never_replaces_the_input(tmp_path):
+    source = tmp_path / "t.conllu"
+    treebank(source)
+    before = source.read_bytes()
+    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", source)
+    assert result.returncode == 2 and b"is the input" in result.stderr
+    assert source.read_bytes() == before
+
+
+def test_vocabulary_needs_parquet_and_labels_from_a_file():
+    sample = SAMPLE_DATA / "en_sample.conllu"
+    result = run("annotate", sample, "--system", "arc-eager", "--vocabulary")
+    assert result.returncode == 2 and b"--vocabulary needs --format parquet" in result.stderr
+    result = run("annotate", "-", "--system", "arc-eager", "--labeled", "--vocabulary", "--format", "parquet",
+                 "-o", "never.parquet", stdin=sample.read_bytes())
+    assert result.returncode == 2 and b"needs files, not stdin" in result.stderr
+
+
+# ---------------------------------------------------------------- the reader
+
+
+def expected_rows(records: list[dict], actions: tuple[str, ...]) -> list[tuple]:
+    """Each JSON record as the reader should give it: (step, stack, buffer, heads, costs, optimal, action id)."""
+    ids = {a: i for i, a in enumerate(actions)}
+    rows = []
+    for r in records:
+        costs = [-1] * len(actions)
+        for action, cost in r["costs"].items():
+            costs[ids[action]] = cost
+        optimal = [a in r["optimal"] for a in actions]
+        rows.append((r["step"], r["stack"], r["buffer"], r["heads"], costs, optimal, ids[r["action"]]))
+    return rows
+
+
+def batch_rows(batch: steps.StepBatch) -> list[tuple]:
+    def lists(offsets, values):
+        return [values[offsets[i]:offsets[i + 1]].tolist() for i in range(len(offsets) - 1)]
+
+    assert (batch.legal == (batch.costs >= 0)).all()
+    return list(zip(batch.step.tolist(), lists(batch.stack_offsets, batch.stack),
+                    lists(batch.buffer_offsets, batch.buffer), lists(batch.heads_offsets, batch.heads),
+                    batch.costs.tolist(), batch.optimal.tolist(), batch.action.tolist()))
+
+
+@pytest.mark.parametrize("vocabulary", [False, True], ids=["lists", "vocabulary"])
+def test_reader_batches_hold_the_jsonl_steps(tmp_path, monkeypatch, vocabulary):
+    monkeypatch.setattr(step_columns, "ROWS_PER_GROUP", 64)
+    monkeypatch.setattr(steps, "ROWS_PER_GROUP", 64)
+    records, _ = annotate_both(tmp_path, "--system", "arc-eager", "--labeled", "--policy", "explore",
+                               vocabulary=vocabulary)
+    (tmp_path / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    parquet_batches = list(steps.read(str(tmp_path / "steps.parquet"), batch_size=10))
+    actions = parquet_batches[0].actions
+    expected = expected_rows(records, actions)
+    if vocabulary:  # the costs of every labelling (tested against the oracle above), read here by pyarrow
+        table = pq.read_table(tmp_path / "steps.parquet")
+        assert actions[:len(table.column_names) - 8] == tuple(n[5:] for n in table.column_names[6:-2])
+        columns = [table.column(f"cost:{a}").to_numpy() if f"cost:{a}" in table.column_names
+                   else np.full(table.num_rows, -1) for a in actions]
+        vectors = np.column_stack(columns).tolist()
+        assert all(vector[a] == cost for vector, (*_, costs, _, _) in zip(vectors, expected)
+                   for a, cost in enumerate(costs) if cost >= 0)  # the gold labelling's costs: the JSONL's
+        expected = [(*row[:4], vector, *row[5:]) for row, vector in zip(expected, vectors)]
+    assert [row for b in parquet_batches for row in batch_rows(b)] == expected
+    assert max(len(b) for b in parquet_batches) == 10
+    if not vocabulary:  # JSON lines have the costs of the legal actions only
+        jsonl_batches = list(steps.read(str(tmp_path / "steps.jsonl"), batch_size=7, actions=actions))
+        assert [row for b in jsonl_batches for row in batch_rows(b)] == expected
+        own = list(steps.read(str(tmp_path / "steps.jsonl"), batch_size=7))
+        assert set(own[0].actions) == set(actions) and [len(b) for b in own] == [len(b) for b in jsonl_batches]
+
+
+@pytest.mark.parametrize("name", ["steps.parquet", "steps.jsonl"])
+def test_shuffled_batches_hold_every_step_once_in_an_order_set_by_the_seed(tmp_path, monkeypatch, name):
+    monkeypatch.setattr(step_columns, "ROWS_PER_GROUP", 64)
+    monkeypatch.setattr(steps, "ROWS_PER_GROUP", 64)
+    records, _ = annotate_both(tmp_path, "--system", "arc-hybrid", "--policy", "explore")
+    (tmp_path / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    actions = ("SH", "LA", "RA")
+
+    def rows(seed):
+        batches = steps.read(str(tmp_path / name), batch_size=16, shuffle=True, seed=seed, actions=actions)
+        return [row for b in batches for row in batch_rows(b)]
+
+    def key(row):
+        return json.dumps(row)
+
+    first = rows(1)
+    in_order = expected_rows(records, actions)
+    assert sorted(first, key=key) == sorted(in_order, key=key)
+    assert rows(1) == first and rows(2) != first and first != in_order
+    if name.endswith(".parquet"):  # a row group ends with a sentence: at least 64 steps
+        metadata = pq.ParquetFile(tmp_path / name).metadata
+        sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+    else:
+        sizes = [64] * (len(in_order) // 64) + [len(in_order) % 64] * bool(len(in_order) % 64)
+    ends = np.cumsum(sizes).tolist()
+    groups = [sorted(map(key, in_order[end - size:end])) for size, end in zip(sizes, ends)]
+    visited, position = [], 0
+    while position < len(first):  # the output is the groups one after the other, each in some order
+        found = next(i for i, group in enumerate(groups) if i not in visited
+                     and sorted(map(key, first[position:position + len(group)])) == group)
+        visited.append(found)
+        position += len(groups[found])
+    assert len(visited) == len(groups) > 2 and visited != sorted(visited)
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "datasets"])
+def test_dataframe_libraries_read_the_files_without_custom_code(tmp_path, library):
+    module = pytest.importorskip(library, reason=f"{library} is not installed")
+    records, _ = annotate_both(tmp_path, "--system", "arc-eager", "--labeled", "--policy", "explore")
+    path = str(tmp_path / "steps.parquet")
+    if library == "datasets":
+        rows = module.load_dataset("parquet", data_files=path, split="train", cache_dir=str(tmp_path / "cache"))
+        first = rows[0]
+    else:
+        frame = module.read_parquet(path)
+        rows, first = frame, (frame.iloc[0] if library == "pandas" else frame.row(0, named=True))
+    assert len(rows) == len(records)
+    assert list(first["heads"]) == records[0]["heads"] and first["action"] == records[0]["action"]
+    assert dict(zip(first["legal"], first["costs"])) == records[0]["costs"]
+
+
+def test_reader_refuses_a_parquet_file_that_is_not_annotate_steps(tmp_path):
+    target = tmp_path / "o.parquet"
+    assert run("oracle", SAMPLE_DATA / "en_sample.conllu", "--format", "parquet", "-o", target).returncode == 0
+    with pytest.raises(ValueError, match="not a step file"):
+        next(steps.read(str(target)))

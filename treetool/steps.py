@@ -1,0 +1,251 @@
+"""Batches of annotated steps for a training loop, read from ``treetool annotate``'s Parquet or JSON lines.
+
+>>> from treetool import steps                                    # doctest: +SKIP
+>>> for batch in steps.read("steps.parquet", batch_size=512, shuffle=True, seed=1):
+...     features = model.features(batch.stack_offsets, batch.stack, batch.buffer_offsets, batch.buffer)
+...     loss = cost_weighted_loss(model(features), batch.costs, batch.legal)
+
+Each :class:`StepBatch` holds numpy arrays, one row per step: the stack,
+buffer and heads as offsets + values (row i is ``values[offsets[i]:offsets[i+1]]``),
+and, over the file's action vocabulary (``batch.actions``, ids = positions),
+the legal mask, the cost vectors (-1 where illegal, as
+``oracle.cost_vector`` gives them) and the optimal mask, and the id of the
+action taken. From Parquet nothing is parsed in Python: the columns are
+decoded by pyarrow and turned into these arrays by numpy, a row group
+at a time (memory: one row group). ``shuffle`` visits the row groups in a
+random order and the steps of each group in a random order (a row group
+holds 65,536 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
+JSON lines are parsed with :mod:`json` (slower; for small files and checks),
+in groups of as many lines.
+
+Dependency step files only (``annotate`` with a dependency system); a file's
+action vocabulary is the ``actions`` of its metadata (the order in which the
+run met the spellings, or the ``--vocabulary`` ids first), or for JSON lines
+the spellings in order of first appearance. ``actions=`` fixes it instead
+(``system.actions(labels)``, a list of spellings), so that files share ids.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .formats.parquet import METADATA_KEY, pyarrow_modules
+from .formats.step_columns import ROWS_PER_GROUP
+
+__all__ = ["StepBatch", "read"]
+
+_PARQUET_MAGIC = b"PAR1"
+_RAGGED = ("stack", "buffer", "heads")
+
+
+@dataclass(frozen=True)
+class StepBatch:
+    """Steps as numpy arrays, row i for step i of the batch (module doc)."""
+
+    actions: tuple[str, ...]
+    """The spelling of each action id: the columns of ``legal``, ``costs`` and ``optimal``."""
+    step: np.ndarray
+    """The step's number in its walk (1 for a walk's first step)."""
+    stack_offsets: np.ndarray
+    stack: np.ndarray
+    buffer_offsets: np.ndarray
+    buffer: np.ndarray
+    heads_offsets: np.ndarray
+    heads: np.ndarray
+    legal: np.ndarray
+    """Bool, rows x actions."""
+    costs: np.ndarray
+    """int32, rows x actions, -1 where the action is illegal."""
+    optimal: np.ndarray
+    """Bool, rows x actions: the optimal actions the file records."""
+    action: np.ndarray
+    """The id of the action taken."""
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+
+def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int = 0,
+         actions: Sequence[str] | None = None) -> Iterator[StepBatch]:
+    """The steps of the Parquet or JSON-lines file ``path`` (compressed JSON lines too), ``batch_size`` at a time.
+
+    A batch never spans two row groups, so a group's last batch may be
+    shorter. ``shuffle`` (with ``seed``): row groups and the steps within
+    each in a random order. ``actions``: the action vocabulary (module doc).
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    with open(path, "rb") as file:
+        parquet = file.read(4) == _PARQUET_MAGIC
+    groups = _parquet_groups(path, actions, shuffle, seed) if parquet else _jsonl_groups(path, actions, shuffle, seed)
+    rng = np.random.default_rng(seed)
+    for group in groups:
+        order = rng.permutation(len(group)).astype(np.int32) if shuffle else None
+        for start in range(0, len(group), batch_size):
+            stop = min(start + batch_size, len(group))
+            yield _slice(group, start, stop) if order is None else _take(group, order[start:stop])
+
+
+# ---------------------------------------------------------------- Parquet
+
+
+def _parquet_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed: int) -> Iterator[StepBatch]:
+    _, parquet = pyarrow_modules()
+    footer = parquet.read_metadata(path)
+    metadata = json.loads((footer.metadata or {}).get(METADATA_KEY.encode(), b"{}"))
+    if metadata.get("command") != "annotate":
+        raise ValueError(f"{path} is not a step file of treetool annotate (its metadata names no annotate run)")
+    spelled = ["action", "optimal.list.element", *(["legal.list.element"] if "legal" in footer.schema.to_arrow_schema().names else [])]
+    file = parquet.ParquetFile(path, read_dictionary=spelled)
+    vocabulary = tuple(actions if actions is not None else metadata["actions"])
+    ids = {a: i for i, a in enumerate(vocabulary)}
+    names = file.schema_arrow.names
+    order = list(range(file.num_row_groups))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    for index in order:
+        table = file.read_row_group(index, columns=[n for n in names if n not in ("sent_id", "labels")])
+        yield _parquet_group(table, vocabulary, ids)
+
+
+def _parquet_group(table: Any, vocabulary: tuple[str, ...], ids: dict[str, int]) -> StepBatch:
+    """One row group's columns as a :class:`StepBatch` (numpy only: no Python object per step)."""
+    rows = table.num_rows
+    ragged = {}
+    for name in _RAGGED:
+        column = table.column(name).combine_chunks()
+        offsets = column.offsets.to_numpy()
+        ragged[name] = (offsets - offsets[0], column.values.to_numpy()[offsets[0]:offsets[-1]])
+    costs = np.full((rows, len(vocabulary)), -1, dtype=np.int32)
+    if "legal" in table.column_names:
+        rows_of, legal = _spelled_lists(table.column("legal"), ids)
+        costs[rows_of, legal] = table.column("costs").combine_chunks().values.to_numpy()
+    else:
+        for name in table.column_names:
+            if name.startswith("cost:"):
+                costs[:, ids[name[len("cost:"):]]] = table.column(name).to_numpy()
+    optimal = np.zeros((rows, len(vocabulary)), dtype=bool)
+    optimal[_spelled_lists(table.column("optimal"), ids)] = True
+    return StepBatch(vocabulary, table.column("step").to_numpy(), *ragged["stack"], *ragged["buffer"],
+                     *ragged["heads"], costs >= 0, costs, optimal, _spelled(table.column("action"), ids))
+
+
+def _global_ids(dictionary: Any, ids: dict[str, int]) -> np.ndarray:
+    """Per entry of a chunk's dictionary, its id in the vocabulary ``ids``."""
+    spellings = dictionary.to_pylist()
+    missing = [s for s in spellings if s not in ids]
+    if missing:
+        raise ValueError(f"the action {missing[0]!r} is not in the action vocabulary")
+    return np.array([ids[s] for s in spellings], dtype=np.int32)
+
+
+def _spelled(column: Any, ids: dict[str, int]) -> np.ndarray:
+    """A dictionary column's vocabulary ids."""
+    return np.concatenate([_global_ids(chunk.dictionary, ids)[chunk.indices.to_numpy()] for chunk in column.chunks])
+
+
+def _spelled_lists(column: Any, ids: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A list<dictionary> column as (row of each item, its vocabulary id)."""
+    rows, values, base = [], [], 0
+    for chunk in column.chunks:
+        offsets = chunk.offsets.to_numpy()
+        items = chunk.values.slice(offsets[0], offsets[-1] - offsets[0])
+        values.append(_global_ids(items.dictionary, ids)[items.indices.to_numpy()])
+        rows.append(np.repeat(np.arange(base, base + len(chunk), dtype=np.int64), np.diff(offsets)))
+        base += len(chunk)
+    return np.concatenate(rows), np.concatenate(values)
+
+
+# ---------------------------------------------------------------- JSON lines
+
+
+def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed: int) -> Iterator[StepBatch]:
+    """Groups of :data:`ROWS_PER_GROUP` lines; a first pass finds where each starts (and the spellings met)."""
+    starts, met = [], {}
+    with _open_text(path) as lines:
+        for number, line in enumerate(iter(lines.readline, b"")):
+            if number % ROWS_PER_GROUP == 0:
+                starts.append(lines.tell() - len(line))
+            if actions is None:
+                record = json.loads(line)
+                met.update(dict.fromkeys(record["costs"]))
+                met.update(dict.fromkeys(record["optimal"]))
+                met[record["action"]] = None
+    vocabulary = tuple(actions if actions is not None else met)
+    ids = {a: i for i, a in enumerate(vocabulary)}
+    if shuffle:
+        random.Random(seed).shuffle(starts)
+    with _open_text(path) as lines:
+        for start in starts:
+            lines.seek(start)
+            records = [json.loads(line) for line in itertools.islice(iter(lines.readline, b""), ROWS_PER_GROUP)]
+            yield _jsonl_group(records, vocabulary, ids)
+
+
+def _open_text(path: str) -> Any:
+    """``path`` opened for reading bytes by line, gzip-compressed or not (by its first bytes)."""
+    with open(path, "rb") as file:
+        compressed = file.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if compressed else open(path, "rb")
+
+
+def _jsonl_group(records: list[dict[str, Any]], vocabulary: tuple[str, ...], ids: dict[str, int]) -> StepBatch:
+    rows = len(records)
+    ragged = [_offsets_values([r[name] for r in records]) for name in _RAGGED]
+    costs = np.full((rows, len(vocabulary)), -1, dtype=np.int32)
+    optimal = np.zeros((rows, len(vocabulary)), dtype=bool)
+    for row, record in enumerate(records):
+        for spelling, cost in record["costs"].items():
+            costs[row, ids[spelling]] = cost
+        for spelling in record["optimal"]:
+            optimal[row, ids[spelling]] = True
+    return StepBatch(vocabulary, np.array([r["step"] for r in records], dtype=np.int32),
+                     *ragged[0], *ragged[1], *ragged[2], costs >= 0, costs, optimal,
+                     np.array([ids[r["action"]] for r in records], dtype=np.int32))
+
+
+def _offsets_values(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(lists) + 1, dtype=np.int32)
+    np.cumsum([len(x) for x in lists], out=offsets[1:])
+    return offsets, np.array([v for x in lists for v in x], dtype=np.int32)
+
+
+# ---------------------------------------------------------------- batches
+
+
+def _take(group: StepBatch, rows: np.ndarray) -> StepBatch:
+    """The steps ``rows`` of a group, in that order (ragged columns gathered with numpy)."""
+    ragged = []
+    for name in _RAGGED:
+        offsets, values = getattr(group, f"{name}_offsets"), getattr(group, name)
+        ragged += _gather(offsets, values, rows)
+    return StepBatch(group.actions, group.step[rows], *ragged, group.legal[rows], group.costs[rows],
+                     group.optimal[rows], group.action[rows])
+
+
+def _gather(offsets: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of an offsets + values column: their new offsets and values."""
+    starts = offsets[rows]
+    lengths = offsets[rows + 1] - starts
+    new = np.zeros(len(rows) + 1, dtype=offsets.dtype)
+    np.cumsum(lengths, out=new[1:])
+    index = np.repeat(starts - new[:-1], lengths) + np.arange(new[-1], dtype=offsets.dtype)
+    return new, values[index]
+
+
+def _slice(group: StepBatch, start: int, stop: int) -> StepBatch:
+    """The steps ``start`` to ``stop`` of a group: views, the offsets rebased (no gather)."""
+    ragged = []
+    for name in _RAGGED:
+        offsets, values = getattr(group, f"{name}_offsets")[start:stop + 1], getattr(group, name)
+        ragged += [offsets - offsets[0], values[offsets[0]:offsets[-1]]]
+    return StepBatch(group.actions, group.step[start:stop], *ragged, group.legal[start:stop],
+                     group.costs[start:stop], group.optimal[start:stop], group.action[start:stop])
