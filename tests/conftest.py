@@ -37,10 +37,18 @@ RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 
 def results_section(heading: str) -> str:
     """The text of the section of benchmarks/RESULTS.md whose ``## `` heading starts with ``heading``."""
-    text = RESULTS.read_text(encoding="utf-8")
-    match = re.search(rf"^## {re.escape(heading)}.*?(?=^## |\Z)", text, re.M | re.S)
-    assert match, f"benchmarks/RESULTS.md has no section {heading!r}"
-    return match.group()
+    lines, fenced, found = [], False, False
+    for line in RESULTS.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("## ") and not fenced:  # a script's own "## " lines inside ``` blocks are not headings
+            if found:
+                break
+            found = line.startswith(f"## {heading}")
+        if line.startswith("```"):
+            fenced = not fenced
+        if found:
+            lines.append(line)
+    assert found, f"benchmarks/RESULTS.md has no section {heading!r}"
+    return "".join(lines)
 
 
 def results_non_projective_shares() -> dict[str, tuple[str, int]]:
