@@ -88,6 +88,17 @@ def all_trees(n: int) -> Iterator[tuple[int, ...]]:
     return extend(1)
 
 
+def rooted_tree(n: int, rng: random.Random) -> list[int]:
+    """A random tree with exactly one word attached to the root (as CoNLL-U requires)."""
+    order = list(range(1, n + 1))
+    rng.shuffle(order)
+    heads = [-1] * (n + 1)
+    heads[order[0]] = 0
+    for i, w in enumerate(order[1:], 1):
+        heads[w] = rng.choice(order[:i])
+    return heads
+
+
 def random_tree(n: int, rng: random.Random) -> tuple[int, ...]:
     """A random tree: words attached in random order to a random already-attached node."""
     order = list(range(1, n + 1))

@@ -18,7 +18,7 @@ from treetool.oracles import Configuration, ExhaustiveSearch, get_system
 from treetool.oracles.annotate import Explore, Predicted, Static, annotate_sentence
 
 from conftest import SAMPLE_DATA, run_cli as run
-from oracle_trees import bf_projective, random_nonprojective, random_tree, spec_id, word_labels
+from oracle_trees import bf_projective, random_nonprojective, random_tree, rooted_tree, spec_id, word_labels
 
 EN = SAMPLE_DATA / "en_sample.conllu"
 KEYS = ["sent_id", "step", "stack", "buffer", "heads", "costs", "optimal", "action"]
@@ -39,17 +39,6 @@ def conllu(trees: list[tuple[str | None, list[int], list[str] | None]]) -> str:
             out.append(f"{w}\tw{w}\t_\t_\t_\t_\t{heads[w]}\t{label}\t_\t_\n")
         out.append("\n")
     return "".join(out)
-
-
-def rooted_tree(n: int, rng: random.Random) -> list[int]:
-    """A random tree with exactly one word attached to the root (as CoNLL-U requires)."""
-    order = list(range(1, n + 1))
-    rng.shuffle(order)
-    heads = [-1] * (n + 1)
-    heads[order[0]] = 0
-    for i, w in enumerate(order[1:], 1):
-        heads[w] = rng.choice(order[:i])
-    return heads
 
 
 def random_projective(n: int, rng: random.Random) -> tuple[int, ...]:

@@ -17,6 +17,7 @@ import pytest
 from treetool.oracles import Configuration, get_system
 
 from conftest import SAMPLE_DATA, force_workers, run_cli as run
+from oracle_trees import rooted_tree
 
 pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'treetool[parquet]')")
 import pyarrow.parquet as pq  # noqa: E402
@@ -34,12 +35,7 @@ def treebank(path, count: int = 40, seed: int = 1) -> list[tuple[list[int], list
     trees, lines = [], []
     for number in range(count):
         n = rng.randint(1, 14)
-        order = list(range(1, n + 1))
-        rng.shuffle(order)
-        heads = [-1] * (n + 1)
-        heads[order[0]] = 0
-        for i, word in enumerate(order[1:], 1):
-            heads[word] = rng.choice(order[:i])
+        heads = rooted_tree(n, rng)
         labels = [""] + ["root" if heads[w] == 0 else rng.choice(LABELS) for w in range(1, n + 1)]
         trees.append((heads, labels))
         lines.append(f"# sent_id = s{number}\n")

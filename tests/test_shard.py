@@ -17,24 +17,15 @@ import pytest
 
 import treetool.shard as shard_module
 from conftest import run_cli, shared_path
+from oracle_trees import rooted_tree
 from treetool.shard import Shard, find_window
 from treetool.treebank import read_treebank
 
 COUNTS = (1, 2, 3, 7)
 
 
-def _single_root_tree(n: int, rng: random.Random) -> list[int]:
-    """Random heads of words 1..n (index 0 unused) with exactly one word on the root."""
-    order = rng.sample(range(1, n + 1), n)
-    heads = [-1] * (n + 1)
-    heads[order[0]] = 0
-    for k, word in enumerate(order[1:], 1):
-        heads[word] = rng.choice(order[:k])
-    return heads
-
-
 def _conll_sentence(rng: random.Random, n: int, sent_id: str | None) -> str:
-    heads = _single_root_tree(n, rng)
+    heads = rooted_tree(n, rng)
     lines = [f"# sent_id = {sent_id}"] if sent_id else []
     lines += [f"{i}\tw{i}\tw\tX\tX\t_\t{heads[i]}\t{'root' if heads[i] == 0 else 'dep'}\t_\t_" for i in range(1, n + 1)]
     return "\n".join(lines) + "\n"
