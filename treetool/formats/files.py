@@ -76,7 +76,7 @@ class FileAccessError(OSError):
         return f"{self.filename}: {self.strerror}"
 
 
-def _raise_for_write(name: str, err: OSError) -> NoReturn:
+def raise_for_write(name: str, err: OSError) -> NoReturn:
     """Raise ``err``, met while writing ``name``, as a :class:`FileAccessError`.
 
     A broken pipe passes unchanged: it means the reader went away, which the
@@ -87,7 +87,7 @@ def _raise_for_write(name: str, err: OSError) -> NoReturn:
     raise FileAccessError(name, err, writing=True) from err
 
 
-def _split_compression(name: str) -> tuple[str, str | None]:
+def split_compression(name: str) -> tuple[str, str | None]:
     lower = name.lower()
     for ext in _COMPRESSORS:
         if lower.endswith(ext):
@@ -97,7 +97,7 @@ def _split_compression(name: str) -> tuple[str, str | None]:
 
 def format_from_name(name: str) -> str | None:
     """The treebank format implied by a file name (compression suffixes ignored), or None."""
-    base, _ = _split_compression(name)
+    base, _ = split_compression(name)
     return _EXTENSIONS.get(Path(base).suffix.lower())
 
 
@@ -282,12 +282,12 @@ class AtomicOutput:
         self.stream: IO[bytes] | None = None
         try:
             self._file = self._open(path) if self._owned else self._stdout()
-            _, ext = _split_compression(path)
+            _, ext = split_compression(path)
             self.stream = _COMPRESSORS[ext](self._file, "wb") if ext else self._file
         except BaseException as err:  # an error or a signal while opening: no temporary file stays behind
             self.abort()
             if isinstance(err, OSError):
-                _raise_for_write(self.name, err)
+                raise_for_write(self.name, err)
             raise
 
     def _stdout(self) -> IO[bytes]:
@@ -296,7 +296,7 @@ class AtomicOutput:
 
     def _open(self, path: str) -> IO[bytes]:
         files = run_files.current()
-        resolved = _resolve_links(path)
+        resolved = resolve_links(path)
         if resolved is None:
             # An open descriptor's file: append, as the descriptor's own writes
             # would, so that neither what precedes nor a `>>` redirection is cut.
@@ -338,7 +338,7 @@ class AtomicOutput:
         try:
             return self.stream.write(data)
         except OSError as err:
-            _raise_for_write(self.name, err)
+            raise_for_write(self.name, err)
 
     def commit(self) -> None:
         """Finish the output: flush it, and put it in place (rename, or copy into a hard-linked file)."""
@@ -360,7 +360,7 @@ class AtomicOutput:
         except BaseException as err:
             self.abort()
             if isinstance(err, OSError):
-                _raise_for_write(self.name, err)
+                raise_for_write(self.name, err)
             raise
 
     def abort(self) -> None:
@@ -400,7 +400,7 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return None
 
 
-def _resolve_links(path: str) -> str | None:
+def resolve_links(path: str) -> str | None:
     """The path of the file ``path`` names, all symlinks followed (it may not exist yet).
 
     None when a link is an open descriptor's entry (``/dev/stdout`` is

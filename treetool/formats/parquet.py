@@ -24,7 +24,7 @@ import threading
 from typing import Any
 
 from .. import __version__
-from .files import AtomicOutput, _raise_for_write, _resolve_links, _split_compression
+from .files import AtomicOutput, raise_for_write, resolve_links, split_compression
 
 __all__ = ["EXTRA", "SCHEMA_VERSION", "ParquetOutput", "PyarrowMissing", "pyarrow_modules"]
 
@@ -53,9 +53,9 @@ def refusal(path: str) -> str | None:
     """Why ``path`` cannot take a Parquet file (None: it can): the reason, in one line."""
     if path == "-":
         return "Parquet needs a file to write (-o FILE), not stdout: its readers seek to the footer at its end"
-    if _split_compression(path)[1] is not None:
+    if split_compression(path)[1] is not None:
         return f"{path}: Parquet compresses its own pages (zstd); name the file without a compression suffix"
-    resolved = _resolve_links(path)
+    resolved = resolve_links(path)
     try:
         found = os.stat(resolved) if resolved is not None else None
     except FileNotFoundError:
@@ -119,7 +119,7 @@ class ParquetOutput:
     def _raise_failure(self) -> None:
         err = self._failure
         if isinstance(err, OSError):
-            _raise_for_write(self._out.name, err)
+            raise_for_write(self._out.name, err)
         raise err  # type: ignore[misc]
 
     def close(self, ok: bool) -> None:
