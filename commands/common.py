@@ -27,7 +27,7 @@ from typing import Annotated, Any, Callable, Optional, Protocol, TypeVar
 import typer
 from typer.core import TyperCommand
 
-from treetool.shard import Shard
+from treetool.shard import Shard, splittable_size
 from treetool.budget import ON_TIMEOUT_MODES
 from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
@@ -225,6 +225,7 @@ def shard_input(files: Sequence[str], shard: Optional[Shard]) -> None:
         raise InapplicableOption(f"--shard splits one input file ({len(files)} given): run each file on its own")
     if files[0] == "-":
         raise InapplicableOption("--shard needs a file it can cut by bytes, not stdin")
+    splittable_size(files[0])  # a FIFO, a device or compressed data: refused before anything opens it
 
 
 def align_option(other: str) -> Any:

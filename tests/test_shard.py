@@ -215,6 +215,13 @@ def test_shard_refuses_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(Exception, match="regular file"):
         find_window(str(fifo), "conllu", Shard(1, 2))
+    # the command refuses it before opening it: opening a FIFO without a writer would wait for ever
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "treetool", "projectivize", str(fifo), "--shard", "1/2"],
+                            capture_output=True, timeout=60)
+    assert result.returncode == 2 and b"regular file" in result.stderr and b"Traceback" not in result.stderr
 
 
 def test_constituency_runs_that_need_the_whole_file_are_refused(tmp_path: Path) -> None:

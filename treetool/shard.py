@@ -36,7 +36,7 @@ from typing import IO, BinaryIO
 
 from .errors import TreebankError
 
-__all__ = ["Shard", "Window", "find_window", "WindowReader"]
+__all__ = ["Shard", "Window", "find_window", "splittable_size", "WindowReader"]
 
 #: Bytes read at a time while counting what comes before a shard.
 _CHUNK = 1 << 22
@@ -80,7 +80,7 @@ class Window:
 
 def find_window(path: str, fmt: str, shard: Shard) -> Window:
     """The window of ``shard`` in ``path`` (format ``fmt``: ``conllu``, ``conllx`` or ``ptb``)."""
-    size = _splittable_size(path)
+    size = splittable_size(path)
     low, high = size * (shard.index - 1) // shard.count, size * shard.index // shard.count
     with open(path, "rb") as handle:
         scan = _PtbScan(handle) if fmt == "ptb" else _ConllScan(handle)
@@ -90,8 +90,11 @@ def find_window(path: str, fmt: str, shard: Shard) -> Window:
     return Window(start, end, first_line, first_position)
 
 
-def _splittable_size(path: str) -> int:
-    """The size of ``path``; stdin, non-regular and compressed files are refused (they cannot be cut by bytes)."""
+def splittable_size(path: str) -> int:
+    """The size of ``path``; stdin, non-regular and compressed files are refused (they cannot be cut by bytes).
+
+    A FIFO is refused from its ``stat``, before it is opened: opening one waits for a writer.
+    """
     if path == "-":
         raise TreebankError("--shard needs a file it can cut by bytes, not stdin", filename="<stdin>")
     try:
