@@ -289,8 +289,18 @@ def parquet_output(path: str, columns: Callable[[], Any], metadata: dict[str, An
 
 
 def run_options(ctx: typer.Context) -> dict[str, Any]:
-    """The running command's parameters as JSON values (enums by their value), for a file's metadata."""
-    return {name: getattr(value, "value", value) for name, value in ctx.params.items() if name != "ctx"}
+    """The running command's parameters as JSON values (enums by their value, other objects such as a
+    :class:`~treetool.shard.Shard` by their text), for a file's metadata."""
+    return {name: _json_value(value) for name, value in ctx.params.items() if name != "ctx"}
+
+
+def _json_value(value: Any) -> Any:
+    value = getattr(value, "value", value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    return str(value)
 
 
 def timeout_mode(on_timeout: Optional[OnTimeout], default: str = "lift") -> str:

@@ -326,3 +326,14 @@ def test_reader_refuses_a_parquet_file_that_is_not_annotate_steps(tmp_path):
     assert run("oracle", SAMPLE_DATA / "en_sample.conllu", "--format", "parquet", "-o", target).returncode == 0
     with pytest.raises(ValueError, match="not a step file"):
         next(steps.read(str(target)))
+
+
+@pytest.mark.parametrize("command", [["oracle", "--system", "arc-eager"],
+                                     ["annotate", "--system", "arc-eager", "--policy", "explore"]])
+def test_a_shard_is_recorded_in_the_metadata(tmp_path, command):
+    source = tmp_path / "train.conllu"
+    source.write_bytes((SAMPLE_DATA / "en_sample.conllu").read_bytes())
+    out = tmp_path / "part.parquet"
+    result = run(*command, source, "--shard", "1/2", "--format", "parquet", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(pq.ParquetFile(out).metadata.metadata[b"treetool"])["options"]["shard"] == "1/2"
