@@ -13,11 +13,13 @@ terminal unless ``--quiet``.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import math
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -403,10 +405,38 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def unwind_on_termination() -> None:
-    """Make SIGTERM and SIGHUP raise :class:`Terminated` (a signal ignored on entry, as under nohup, stays so)."""
+    """Make SIGTERM and SIGHUP raise :class:`Terminated` (a signal ignored on entry, as under nohup, stays so).
+
+    Python runs a signal's handler at the next instruction of the main thread, which may be inside a
+    finaliser (an abandoned generator being closed, a ``__del__``): an exception raised there is "ignored",
+    and the run would go on, or wait for ever on a pipe.  So a lost Terminated or KeyboardInterrupt sends
+    its signal again (see :func:`_resend_lost_signals`) until it lands in the run's own code.
+    """
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
             signal.signal(signum, _terminate)
+    if sys.unraisablehook is not _resend_lost_signals:
+        global _unraisable_before
+        _unraisable_before = sys.unraisablehook
+        sys.unraisablehook = _resend_lost_signals
+
+
+_unraisable_before: Callable[[Any], None] = sys.unraisablehook
+
+
+def _resend_lost_signals(unraisable: Any) -> None:
+    """``sys.unraisablehook``: a signal's exception raised in a finaliser is sent again, not lost.
+
+    A short thread sends it to the main thread: sent from the main thread itself, the handler would run
+    inside this hook (``os.kill`` runs pending handlers before it returns) and be lost again; sent to the
+    process, another thread could take it, and a main thread blocked on a read would never wake.
+    """
+    err = unraisable.exc_value
+    if isinstance(err, (Terminated, KeyboardInterrupt)):
+        signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
+        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
+        return None
+    return _unraisable_before(unraisable)
 
 
 def run_app(app: typer.Typer) -> None:

@@ -477,6 +477,40 @@ def test_a_terminated_run_leaves_the_old_output_and_no_temporary_file(tmp_path, 
     assert target.read_bytes() == b"precious\n"
 
 
+LOST_IN_A_FINALISER = """
+import os, signal
+from treetool.commands.common import Terminated, unwind_on_termination
+unwind_on_termination()
+def closing():
+    try:
+        yield
+    finally:
+        signal.raise_signal(signal.{name})  # its handler raises here, in a finaliser: Python ignores that
+abandoned = closing()
+next(abandoned)
+read_end, _ = os.pipe()
+try:
+    del abandoned
+    os.read(read_end, 1)  # nothing ever comes: only the signal can end the wait
+except (Terminated, KeyboardInterrupt) as err:
+    print(type(err).__name__)
+"""
+
+
+@pytest.mark.parametrize("name, unwinds_as", [("SIGTERM", "Terminated"), ("SIGHUP", "Terminated"),
+                                              ("SIGINT", "KeyboardInterrupt")])
+def test_a_signal_whose_exception_is_lost_in_a_finaliser_still_ends_the_run(name, unwinds_as):
+    """The cause of a run that once went on reading after SIGHUP: the handler had run inside an abandoned
+    generator's close, where Python drops exceptions; the signal must come again and end the wait."""
+    try:
+        got = subprocess.run([sys.executable, "-c", LOST_IN_A_FINALISER.format(name=name)], capture_output=True,
+                             text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name} raised in a finaliser was lost: the run waited for ever")
+    assert got.stdout.strip() == unwinds_as, got.stderr
+    assert "Exception ignored" not in got.stderr
+
+
 # ---------------------------------------------------------------------------------------------------------
 # A closed pipe: the status means what it means with a reader
 
