@@ -60,10 +60,12 @@ EXACT_MAX_LENGTH = {"swap": 7}
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted", "align"), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
-    OnlyWhen(("prefer_monotonic",), lambda v: v["system"] == "nm-arc-eager" and not v["exact"],
+    # Which dynamic oracle takes which option is the system's declaration (OracleSpec.options); the messages
+    # name the built-in system that declares it.
+    OnlyWhen(("prefer_monotonic",), lambda v: "prefer_monotonic" in v["oracle_options"],
              "needs --system nm-arc-eager and its dynamic oracle"),
-    OnlyWhen(("algorithm", "strategy"), lambda v: v["system"] == "arc-standard" and not v["exact"],
-             "needs --system arc-standard and its dynamic oracle (Nederhof 2019)"),
+    *(OnlyWhen((name,), lambda v, name=name: name in v["oracle_options"],
+               "needs --system arc-standard and its dynamic oracle (Nederhof 2019)") for name in ("algorithm", "strategy")),
     OnlyWhen(("max_length",), lambda v: v["exact"],
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("max_states",), lambda v: v["exact"],
@@ -174,7 +176,8 @@ def annotate_command(
                                 "for PTB trees use --system top-down or in-order", filename=path)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact")
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact",
+                        oracle_options=chosen.oracle_spec.options if kind == "dynamic" else ())
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
     walk_policy = Explore(error_rate, seed) if policy.value == "explore" else Static()
