@@ -25,6 +25,12 @@ output is checked to be byte-identical to the first.  The load average is
 printed before each file and at the end: on a shared machine the ratios are
 not meaningful (other processes take the cores the workers would use).
 
+``bound`` is the most two processes could give by Amdahl's law when only
+start-up is serial: the ``--jobs 1`` time T over S + (T - S) / 2, where S is
+the start-up, measured as the median wall time of the same command on the
+file's first sentence (the reading, writing and pool costs of the main
+process are left out, so the true bound is lower).
+
     python benchmarks/jobs.py [--runs 10] [--files PATH...] [--only NAME...] [--sentences N] [--short 300]
 
 The whole table (10 pairs of runs, five files, five commands) takes long,
@@ -87,11 +93,17 @@ def ratios(args: list[str], path: Path, runs: int, out: Path) -> tuple[list[floa
     return found, statistics.median(one_job), len(digests) == 1
 
 
-def print_row(where: str, name: str, found: list[float], one_job: float, least: float) -> None:
+def start_up(args: list[str], path: Path, out: Path) -> float:
+    """The median wall time of ``args`` with one job over ``path`` (one sentence: start-up, see the module doc)."""
+    return statistics.median(run_once(args, path, 1, out)[0] for _ in range(5))
+
+
+def print_row(where: str, name: str, found: list[float], one_job: float, serial: float, least: float) -> None:
     met = "met" if min(found) >= least else "MISSED"
     shown = " ".join(f"{ratio:.2f}" for ratio in found)
-    print(f"{where:22} {name:22} {one_job:7.2f} {min(found):5.2f} {statistics.median(found):6.2f}  "
-          f"{met} (every run >= {least:.2f}x)  {shown}", flush=True)
+    bound = one_job / (serial + (one_job - serial) / 2)
+    print(f"{where:22} {name:22} {one_job:7.2f} {serial:6.2f} {bound:5.2f} {min(found):5.2f} "
+          f"{statistics.median(found):6.2f}  {met} (every run >= {least:.2f}x)  {shown}", flush=True)
 
 
 def first_sentences(path: Path, count: int, into: Path) -> Path:
@@ -129,12 +141,14 @@ def measure_file(path: Path, names: list[str], runs: int, sentences: int, short:
         first = {kind: first_sentences(source, short, tmp / f"short{int(kind)}.conllu")
                  for kind, source in whole.items()}
         inputs.append((f"{where}, {short} sent.", first, SHORT_GOAL))
+    one = {kind: first_sentences(source, 1, tmp / f"one{int(kind)}.conllu") for kind, source in whole.items()}
     same = True
     for name in names:
         args, reads_original, least = COMMANDS[name]
+        serial = start_up(args, one[reads_original], tmp / "out")
         for label, sources, goal in inputs:
             found, one_job, ok = ratios(args, sources[reads_original], runs, tmp / "out")
-            print_row(label, name, found, one_job, least if goal is None else goal)
+            print_row(label, name, found, one_job, serial, least if goal is None else goal)
             same &= ok
     return same
 
@@ -154,7 +168,8 @@ def main() -> None:
         sys.exit(f"{missing[0] if missing else UD} not found: ../shared is not beside the clone")
     print(f"{os.cpu_count()} cores; {options.runs} alternating runs of --jobs 1 and --jobs 2 per row; "
           "ratio = jobs-1 wall / jobs-2 wall of each pair")
-    print(f"{'file':22} {'command':22} {'1 job s':>7} {'min':>5} {'median':>6}  {'goal':30}  ratio of each run")
+    print(f"{'file':22} {'command':22} {'1 job s':>7} {'start':>6} {'bound':>5} {'min':>5} {'median':>6}  "
+          f"{'goal':30}  ratio of each run")
     same = True
     for index, path in enumerate(options.files):
         print(f"(load average {load()})")
