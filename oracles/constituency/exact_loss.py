@@ -198,9 +198,8 @@ class ExactLoss:
         if config.finished:
             return False
         if not self.in_order:
-            limit = getattr(system, "max_open_nts", None)
-            return limit is not None and config.open_count() + self.depth[config.buffer] > limit + 1
-        limit = getattr(system, "max_unary", 3)
+            return config.open_count() + self.depth[config.buffer] > system.max_open_nts + 1  # a TopDown
+        limit = system.max_unary  # an InOrder: the gold index was built for its derivations
         b, stack = config.buffer, config.stack
         if self.fresh_chain[b] > limit:
             return True
