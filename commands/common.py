@@ -434,7 +434,10 @@ def _resend_lost_signals(unraisable: Any) -> None:
     err = unraisable.exc_value
     if isinstance(err, (Terminated, KeyboardInterrupt)):
         signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
-        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
+        try:
+            _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
+        except RuntimeError:  # the interpreter is shutting down: the run's work is over, nothing to stop
+            pass
         return None
     return _unraisable_before(unraisable)
 
