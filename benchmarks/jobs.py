@@ -20,7 +20,11 @@ trees (on projectivized ones it has no DP to run).
 Each run is a separate process (start-up included) writing to a temporary
 file; ``--jobs 1`` and ``--jobs 2`` alternate (1, 2, 1, 2, ...), and each
 ratio is the wall time of a ``--jobs 1`` run over that of the ``--jobs 2``
-run just after it, so a drift in the machine's speed falls on both.  Every
+run just after it, so a drift in the machine's speed falls on both.  Where
+a run takes under ``SHORT_RUN`` seconds (a tenth of a second of noise is a
+tenth of the run), each of the row's runs is the best of
+``SHORT_REPEATS`` alternating processes per job count, as ``timeit`` takes
+the best of its repeats.  Every
 output is checked to be byte-identical to the first.  The load average is
 printed before each file and at the end: on a shared machine the ratios are
 not meaningful (other processes take the cores the workers would use).
@@ -81,15 +85,27 @@ def run_once(args: list[str], path: Path, jobs: int, out: Path) -> tuple[float, 
     return wall, digest.hexdigest()
 
 
+#: A run shorter than this many seconds is measured as the best of ``SHORT_REPEATS`` processes (see the module doc).
+SHORT_RUN = 1.5
+SHORT_REPEATS = 3
+
+
 def ratios(args: list[str], path: Path, runs: int, out: Path) -> tuple[list[float], float, bool]:
     """The ratio of each of ``runs`` alternating pairs (``--jobs 1`` wall over ``--jobs 2`` wall), the median
-    ``--jobs 1`` wall time, and whether every output was the same."""
-    found, one_job, digests = [], [], set()
+    ``--jobs 1`` wall time, and whether every output was the same.  A first pair, not counted, warms the caches
+    and tells whether the runs are short."""
+    (warm, first), (_, second) = run_once(args, path, 1, out), run_once(args, path, 2, out)
+    repeats = SHORT_REPEATS if warm < SHORT_RUN else 1
+    found, one_job, digests = [], [], {first, second}
     for _ in range(runs):
-        (one, first), (two, second) = run_once(args, path, 1, out), run_once(args, path, 2, out)
-        found.append(one / two)
-        one_job.append(one)
-        digests.update((first, second))
+        one, two = [], []
+        for _ in range(repeats):
+            (wall_one, got_one), (wall_two, got_two) = run_once(args, path, 1, out), run_once(args, path, 2, out)
+            one.append(wall_one)
+            two.append(wall_two)
+            digests.update((got_one, got_two))
+        found.append(min(one) / min(two))
+        one_job.append(min(one))
     return found, statistics.median(one_job), len(digests) == 1
 
 
