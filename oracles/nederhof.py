@@ -269,13 +269,15 @@ class NederhofOracle(CostVectors):
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
         self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        # the last configuration costs() took (checked, valid) and, with kept tables, its scores
+        self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
         # whether every successor is scored by a kept Table 5 (see _table5)
         self._kept_tables = algorithm in PROJECTIVE_ONLY and strategy == "none"
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         if self._kept_tables:
-            return self._table5_scores(config)
+            return self._table5_scores(config, None)
         buffer = config.buffer
         successors = self._successors(config)
         values = [0] * len(successors)
@@ -290,10 +292,18 @@ class NederhofOracle(CostVectors):
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
         check_configuration(config, n, root_last=False)
-        check_arrangement(config, n, root_last=False)
+        last, last_scores = self._scored
+        action = None if last is None else _transition(last, config, n)
+        if action is None:
+            check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
             raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
-        scores = self.scores(config)
+        if not self._kept_tables:
+            scores = self.scores(config)
+        else:  # σ(config) = σ of the action that led here less its arc (§2)
+            known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
+            scores = self._table5_scores(config, known)
+            self._scored = (config, scores)
         if not scores:
             return {}
         best = max(scores.values())
@@ -309,24 +319,40 @@ class NederhofOracle(CostVectors):
             costs = self.costs(config)
         return [action for action, cost in costs.items() if cost == 0]
 
-    def _table5_scores(self, config: Configuration) -> dict[Action, int]:
+    def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
         """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
-        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path)."""
+        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
+
+        ``known``: σ(config) (None if not known), the largest σ of its actions
+        (§2): the last action scored is not scored when no other reaches it,
+        as its σ then is ``known``. SH is scored last (SH, not LA, is most
+        often the only optimal action), but its buffer's table is started
+        first, from the table of this buffer while that still holds the
+        stack (:meth:`_table5`).
+        """
         stack, buffer, gold = list(config.stack), config.buffer, self.gold
         remaining = len(buffer)
-        out = {}
+        first = buffer[0] if remaining else None
+        shifted = None
         if remaining:
-            after = buffer[1] if remaining > 1 else None
-            out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+            shifted = self._kept_table(buffer[1] if remaining > 1 else None)
+        out = {}
         if len(stack) > 1:
-            first = buffer[0] if remaining else None
             s0 = stack.pop()
             s1 = stack[-1]
             right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)  # RA before LA: see _table5
             if s1:
                 stack[-1] = s0
-                out["LA"] = (gold[s1] == s0) + remaining + self._kept_table(first).total(stack)
+                out["LA"] = known if known is not None and not remaining and right != known else (
+                    (gold[s1] == s0) + remaining + self._kept_table(first).total(stack))
             out["RA"] = right
+            stack[-1:] = [s1, s0]
+        if shifted is not None:
+            if known is not None and known not in out.values():
+                score = known
+            else:
+                score = remaining - 1 + shifted.total([*stack, first])
+            out = {"SH": score, **out}
         return out
 
     def _kept_table(self, first: int | None) -> _Table5:
@@ -453,6 +479,8 @@ _N, _C, _F = 0, 1, 2
 _CHECK_EVERY = 4096
 #: Buffers whose Table 5 items an oracle keeps (:meth:`NederhofOracle._table5`).
 _BUFFERS_KEPT = 3
+#: The level of a word off the stack or of a component not linked to it (above every level).
+_ABSENT = 1 << 62
 #: Nested item calls before :meth:`_Table5._evaluate` restarts from the deepest (Python's default limit is 1000).
 _MAX_DEPTH = 200
 
@@ -547,11 +575,13 @@ class _Table5:
         self.no_left, self.no_right = no_left, no_right
         self.span = len(gold)  # keys: p_ge is a critical word 1..n, or 0
         self.words: list[int] = []
-        self.position: dict[int, int] = {}
+        # word -> its level, _ABSENT when off the stack; one slot more than words, never set, for the head -1 of
+        # the root (so that position[gold[word]] needs no test)
+        self.position: list[int] = [_ABSENT] * (len(gold) + 1)
         # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa, linked), see the class doc;
         # linked: the components whose lowest link is level i
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
-        self.component_first: dict[int, int] = {}
+        self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
         # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
         # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
@@ -576,17 +606,24 @@ class _Table5:
         linked word reads only those (and ``shifted`` only under a key that
         names it, which the new buffer never asks).
         """
-        table = cls(side, before.gold, before.left_children, before.linear, budget=before.budget)
+        table = cls.__new__(cls)
+        table.side, table.gold, table.left_children = side, before.gold, before.left_children
+        table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
+        table.span, table.started = before.span, 0
         position = before.position
-        keep = min([len(before.words), position.get(before.gold[shifted], len(before.words)),
-                    *[position[child] for child in before.left_children[shifted] if child in position]])
+        keep = min(len(before.words), position[before.gold[shifted]],
+                   *[position[child] for child in before.left_children[shifted]])
         table.words = before.words[:keep]
-        table.position = {word: at for at, word in enumerate(table.words)}
+        table.position, table.component_first = position[:], before.component_first[:]
+        for word in before.words[keep:]:
+            table.position[word] = _ABSENT
+        for level in before.level[keep:]:
+            for component in level[8]:
+                table.component_first[component] = _ABSENT
         table.level, table.memo = before.level[:keep], before.memo[:keep]
         table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
         table.defined = [at for at in before.defined if at < keep]
         table._set_run(0, 0, keep)
-        table.component_first = {component: at for at, level in enumerate(table.level) for component in level[8]}
         return table
 
     def total(self, stack: list[int]) -> int:
@@ -602,7 +639,11 @@ class _Table5:
         words = self.words
         if words == stack:
             return
-        keep = _common_prefix(words, stack)
+        keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
+        if not (keep <= len(words) and words[:keep] == stack[:keep]):
+            keep = _common_prefix(words, stack)
+        elif len(words) > keep and words[keep] == stack[keep]:
+            keep += 1
         while len(words) > keep:
             self._pop()
         for word in stack[keep:]:
@@ -617,21 +658,22 @@ class _Table5:
         kids = self.side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
-        linked = []
+        linked = _NO_CHILDREN
         if self.linear:
-            first = position.get(head, at)
+            first = position[head]
             for child in self.left_children[word]:
-                below = position.get(child, at)
-                if below < first:
-                    first = below
+                if position[child] < first:
+                    first = position[child]
+            if first > at:
+                first = at
             component_first = self.component_first
-            if p is not None and root[p] not in component_first:
+            if p is not None and component_first[root[p]] == _ABSENT:
                 component_first[root[p]] = at
-                linked.append(root[p])
+                linked = [root[p]]
             for component in kids:  # kids: component roots
-                if component not in component_first:
+                if component_first[component] == _ABSENT:
                     component_first[component] = at
-                    linked.append(component)
+                    linked = [*linked, component]
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
                            ban_right, first, first if first < at else at - 1, linked))
         self.words.append(word)
@@ -646,9 +688,10 @@ class _Table5:
 
     def _pop(self) -> None:
         """Drop the top level."""
+        component_first = self.component_first
         for component in self.level.pop()[8]:
-            del self.component_first[component]
-        del self.position[self.words.pop()]
+            component_first[component] = _ABSENT
+        self.position[self.words.pop()] = _ABSENT
         self.memo.pop()
         self.p_ge.pop()
         self.top.pop()
@@ -773,7 +816,7 @@ class _Table5:
                 below, target, arc = i - 1, p_i, 1
             elif not self.linear:
                 below = i - 1
-            elif self.component_first.get(root[j], i) < i:
+            elif self.component_first[root[j]] < i:
                 below = kappa_i
             if below is not None:
                 best = self.memo[below].get(-1 - target * span - p_ge[below])
@@ -794,6 +837,43 @@ class _Table5:
             best = other
         memo[key] = best
         return best
+
+
+def _transition(last: Configuration, config: Configuration, n: int) -> Action | None:
+    """The arc-standard action that leads from ``last`` to ``config`` with some head, or None: O(1) Python work.
+
+    The tuples are compared whole, in C. When ``last`` passed
+    ``check_arrangement`` and ``config`` passes ``check_configuration``, a
+    SHIFT, or the removal of s0 or s1 from the stack with a head in 0..n and
+    nothing else changed, keeps every property ``check_arrangement`` checks,
+    so the caller need not run it (O(n) Python work).
+    """
+    stack, old = config.stack, last.stack
+    if len(stack) == len(old) + 1:
+        if stack[:-1] == old and last.buffer[:1] == stack[-1:] and config.buffer == last.buffer[1:] \
+                and (config.heads is last.heads or config.heads == last.heads):
+            return "SH"
+        return None
+    if len(stack) != len(old) - 1 or config.buffer != last.buffer:
+        return None
+    if stack == old[:-1]:
+        action, word = "RA", old[-1]
+    elif stack[:-1] == old[:-2] and stack[-1] == old[-1]:
+        action, word = "LA", old[-2]
+    else:
+        return None
+    heads, before = config.heads, last.heads
+    if 0 <= heads[word] <= n and heads[:word] == before[:word] and heads[word + 1 :] == before[word + 1 :]:
+        return action
+    return None
+
+
+def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
+    """1 if ``action`` (SH, LA or RA) on ``stack`` builds a gold arc, else 0."""
+    if action == "SH":
+        return 0
+    s0, s1 = stack[-1], stack[-2]
+    return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
