@@ -257,6 +257,11 @@ class NederhofOracle(CostVectors):
         self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
+        # word f -> the words b > f with reach[b] == f, critical from the buffer f+1..n on (see _buffer_side)
+        self._reach_from: list[list[int]] = [[] for _ in self.gold]
+        for word, low in enumerate(self.reach or ()):
+            if 0 <= low < word:
+                self._reach_from[low].append(word)
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
         # for _Table5: a word's gold children left of it, the only ones that can lie below it on the stack
@@ -324,35 +329,31 @@ class NederhofOracle(CostVectors):
         :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
 
         ``known``: σ(config) (None if not known), the largest σ of its actions
-        (§2): the last action scored is not scored when no other reaches it,
-        as its σ then is ``known``. SH is scored last (SH, not LA, is most
-        often the only optimal action), but its buffer's table is started
-        first, from the table of this buffer while that still holds the
-        stack (:meth:`_table5`).
+        (§2): the action scored last (LA, else RA, in the order of
+        :meth:`_table5`) is not scored when no other reaches ``known``, as
+        its σ then is ``known``.
         """
         stack, buffer, gold = list(config.stack), config.buffer, self.gold
         remaining = len(buffer)
-        first = buffer[0] if remaining else None
-        shifted = None
-        if remaining:
-            shifted = self._kept_table(buffer[1] if remaining > 1 else None)
         out = {}
+        if remaining:
+            after = buffer[1] if remaining > 1 else None
+            out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
         if len(stack) > 1:
+            first = buffer[0] if remaining else None
             s0 = stack.pop()
             s1 = stack[-1]
-            right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)  # RA before LA: see _table5
+            if known is not None and not s1 and out.get("SH") != known:
+                right = known
+            else:  # RA before LA: see _table5
+                right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)
             if s1:
-                stack[-1] = s0
-                out["LA"] = known if known is not None and not remaining and right != known else (
-                    (gold[s1] == s0) + remaining + self._kept_table(first).total(stack))
+                if known is not None and right != known and out.get("SH") != known:
+                    out["LA"] = known
+                else:
+                    stack[-1] = s0
+                    out["LA"] = (gold[s1] == s0) + remaining + self._kept_table(first).total(stack)
             out["RA"] = right
-            stack[-1:] = [s1, s0]
-        if shifted is not None:
-            if known is not None and known not in out.values():
-                score = known
-            else:
-                score = remaining - 1 + shifted.total([*stack, first])
-            out = {"SH": score, **out}
         return out
 
     def _kept_table(self, first: int | None) -> _Table5:
@@ -430,12 +431,21 @@ class NederhofOracle(CostVectors):
         subtree is an interval starting at its leftmost descendant, so both
         tests are one comparison ``reach[b] < first``, and the critical words
         depend on ``first`` alone: cached, so that SH, LA and RA and later
-        steps share them (with the buffer-only tables built from them).
+        steps share them (with the buffer-only tables built from them). When
+        the buffer ``first - 1..n`` has been seen, its critical words are
+        updated (``first - 1`` leaves; the words b with ``reach[b] == first - 1``
+        come) rather than found again among all of ``first..n``.
         """
         side = self._critical_buffers.get(first)
         if side is None:
             reach = self.reach
-            critical = [] if first is None else list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
+            before = None if first is None else self._critical_buffers.get(first - 1)
+            if first is None:
+                critical = []
+            elif before is None:
+                critical = list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
+            else:
+                critical = sorted([*before.critical[before.critical[:1] == [first - 1]:], *self._reach_from[first - 1]])
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -629,16 +639,20 @@ class _Table5:
     def total(self, stack: list[int]) -> int:
         """σ of the stack ``stack`` with this side's buffer, less the non-critical buffer words (§5's M added,
         the buffer's critical words taken away: what the caller adds is the buffer's length)."""
-        self._sync(stack)
+        if self.words != stack:
+            self._sync(stack)
         k = len(stack) - 1
         side = self.side
-        return side.inner - side.size + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.level[k][3]
+        score = 0
+        if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
+            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span + self.p_ge[k])
+            if score is None:
+                score = self._evaluate(False, k - 1, k, _N)
+        return side.inner - side.size + score + self.level[k][3]
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
-        if words == stack:
-            return
         keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
         if not (keep <= len(words) and words[:keep] == stack[:keep]):
             keep = _common_prefix(words, stack)
@@ -651,11 +665,12 @@ class _Table5:
 
     def _push(self, word: int) -> None:
         """A level for ``word`` on top of the stack."""
-        at = len(self.words)
-        root, position = self.side.root, self.position
+        words, position, side = self.words, self.position, self.side
+        at = len(words)
+        root = side.root
         head = self.gold[word]
         p = head if head in root else None
-        kids = self.side.attached.get(word, _NO_CHILDREN)
+        kids = side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
         linked = _NO_CHILDREN
@@ -676,28 +691,34 @@ class _Table5:
                     linked = [*linked, component]
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
                            ban_right, first, first if first < at else at - 1, linked))
-        self.words.append(word)
+        words.append(word)
         position[word] = at
         self.memo.append({})
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
         else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
-            self._set_run(p, root[p], at + 1)
-            self.defined.append(at)
+            defined = self.defined
+            start = defined[-1] + 1 if defined else 0
+            self.p_ge[start:] = [p] * (at + 1 - start)
+            self.top[start:] = [root[p]] * (at + 1 - start)
+            defined.append(at)
 
     def _pop(self) -> None:
         """Drop the top level."""
-        component_first = self.component_first
-        for component in self.level.pop()[8]:
-            component_first[component] = _ABSENT
-        self.position[self.words.pop()] = _ABSENT
+        linked = self.level.pop()[8]
+        if linked:
+            for component in linked:
+                self.component_first[component] = _ABSENT
+        words = self.words
+        self.position[words.pop()] = _ABSENT
         self.memo.pop()
         self.p_ge.pop()
         self.top.pop()
-        if self.defined and self.defined[-1] == len(self.words):
-            self.defined.pop()
-            self._set_run(0, 0, len(self.words))
+        defined = self.defined
+        if defined and defined[-1] == len(words):
+            defined.pop()
+            self._set_run(0, 0, len(words))
 
     def _set_run(self, p_ge: int, top: int, end: int) -> None:
         """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
