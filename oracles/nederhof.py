@@ -340,19 +340,17 @@ class NederhofOracle(CostVectors):
             after = buffer[1] if remaining > 1 else None
             out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
         if len(stack) > 1:
-            first = buffer[0] if remaining else None
-            s0 = stack.pop()
-            s1 = stack[-1]
+            table = self._kept_table(buffer[0] if remaining else None)
+            s0, s1 = stack[-1], stack[-2]
             if known is not None and not s1 and out.get("SH") != known:
                 right = known
             else:  # RA before LA: see _table5
-                right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)
+                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, left=False)
             if s1:
                 if known is not None and right != known and out.get("SH") != known:
                     out["LA"] = known
                 else:
-                    stack[-1] = s0
-                    out["LA"] = (gold[s1] == s0) + remaining + self._kept_table(first).total(stack)
+                    out["LA"] = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
             out["RA"] = right
         return out
 
@@ -649,6 +647,53 @@ class _Table5:
             if score is None:
                 score = self._evaluate(False, k - 1, k, _N)
         return side.inner - side.size + score + self.level[k][3]
+
+    def reduced_total(self, stack: list[int], left: bool) -> int:
+        """:meth:`total` of the stack after LA (``left``) or RA on ``stack``, from the levels of ``stack`` itself.
+
+        Nederhof (2019) §7 (reuse): the item score(i, j, q) is the score of the
+        stack a_0..a_i a_j; what it reads of the levels (their words, p,
+        kappa and links at most i, a_j's own) is the same whether a_j sits
+        at level j or at level i + 1, but for p_ge and top, which look up
+        the stack. So the top item after RA, score(k-2, k-1, N), and after
+        LA, score(k-2, k, N), are items of the levels of ``stack`` once the
+        levels just above the last defined one below the reduced word take
+        the p_ge (and top) of the reduced stack: none after RA, s0's after
+        LA. They take it for this evaluation only (the items it memoises are
+        keyed by p_ge as always), and the levels are kept for the next
+        configuration, which usually extends them. Checked against exhaustive
+        search and the cubic algorithm (tests/test_oracles_nederhof.py).
+        """
+        if self.words != stack:
+            self._sync(stack)
+        k = len(stack) - 1
+        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        score = 0
+        if k > 1:
+            p_ge, top, defined = self.p_ge, self.top, self.defined
+            at = len(defined) - 1
+            while at >= 0 and defined[at] > last:
+                at -= 1
+            start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
+            value = p_ge[k] if left else 0
+            if start > last or p_ge[start] == value:
+                score = self._top_item(j)
+            else:
+                saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
+                p_ge[start : last + 1] = [value] * (last + 1 - start)
+                top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
+                try:
+                    score = self._top_item(j)
+                finally:
+                    p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
+        side = self.side
+        return side.inner - side.size + score + self.level[j][3]
+
+    def _top_item(self, j: int) -> int:
+        """score(k-2, j, N) for the stack height k + 1 (k > 1) and ``j`` its top or the level below."""
+        k = len(self.words) - 1
+        score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + self.p_ge[j])
+        return self._evaluate(False, k - 2, j, _N) if score is None else score
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
