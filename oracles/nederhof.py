@@ -308,13 +308,13 @@ class NederhofOracle(CostVectors):
         else:  # σ(config) = σ of the action that led here less its arc (§2)
             known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
             scores = self._table5_scores(config, known)
-            self._scored = (config, scores)
-        if not scores:
-            return {}
-        best = max(scores.values())
+        self._scored = (config, scores)
+        best = max(scores.values(), default=0)
         stack = config.stack
-        keys = {"SH": "SH", "LA": self.la_keys[stack[-2]] if len(stack) > 1 else "LA", "RA": self.ra_keys[stack[-1]]}
-        costs = {keys[action]: best - score for action, score in scores.items()}
+        costs = {}
+        for action, score in scores.items():  # SH, LA, RA
+            costs[action if action == "SH" else self.la_keys[stack[-2]] if action == "LA"
+                  else self.ra_keys[stack[-1]]] = best - score
         self._answer = (config, costs)
         return costs
 
