@@ -328,29 +328,40 @@ class NederhofOracle(CostVectors):
         """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
         :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
 
-        ``known``: σ(config) (None if not known), the largest σ of its actions
-        (§2): the action scored last (LA, else RA, in the order of
-        :meth:`_table5`) is not scored when no other reaches ``known``, as
-        its σ then is ``known``.
+        RA and LA are read off this buffer's table at the stack itself
+        (:meth:`_Table5.reduced_total`), which stays there for the next
+        configuration; SH comes last, its buffer's table started (when new)
+        from this one at the stack. ``known``: σ(config) (None if not
+        known), the largest σ of its actions (§2), so the action scored last
+        is not scored when no other reaches ``known``: its σ is ``known``.
+        SH, the most costly to score, is the only optimal action in about
+        a third of the configurations of an exploring walk.
         """
         stack, buffer, gold = list(config.stack), config.buffer, self.gold
         remaining = len(buffer)
         out = {}
-        if remaining:
-            after = buffer[1] if remaining > 1 else None
-            out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+        left = right = None
         if len(stack) > 1:
             table = self._kept_table(buffer[0] if remaining else None)
             s0, s1 = stack[-1], stack[-2]
-            if known is not None and not s1 and out.get("SH") != known:
+            if known is not None and not s1 and not remaining:
                 right = known
-            else:  # RA before LA: see _table5
+            else:
                 right = (gold[s0] == s1) + remaining + table.reduced_total(stack, left=False)
             if s1:
-                if known is not None and right != known and out.get("SH") != known:
-                    out["LA"] = known
+                if known is not None and right != known and not remaining:
+                    left = known
                 else:
-                    out["LA"] = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
+                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
+        if remaining:
+            if known is not None and known != right and known != left:
+                out["SH"] = known
+            else:
+                after = buffer[1] if remaining > 1 else None
+                out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+        if left is not None:
+            out["LA"] = left
+        if right is not None:
             out["RA"] = right
         return out
 
