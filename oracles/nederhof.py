@@ -453,8 +453,9 @@ class NederhofOracle(CostVectors):
                 critical = []
             elif before is None:
                 critical = list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
-            else:
-                critical = sorted([*before.critical[before.critical[:1] == [first - 1]:], *self._reach_from[first - 1]])
+            else:  # first - 1, when critical, is the smallest critical word of the buffer before
+                leaving = 1 if before.critical and before.critical[0] == first - 1 else 0
+                critical = sorted(before.critical[leaving:] + self._reach_from[first - 1])
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -672,8 +673,9 @@ class _Table5:
         the p_ge (and top) of the reduced stack: none after RA, s0's after
         LA. They take it for this evaluation only (the items it memoises are
         keyed by p_ge as always), and the levels are kept for the next
-        configuration, which usually extends them. Checked against exhaustive
-        search and the cubic algorithm (tests/test_oracles_nederhof.py).
+        configuration, which usually extends them. Checked against fresh
+        tables of the reduced stacks, exhaustive search and the cubic
+        algorithm (tests/test_oracles_nederhof.py).
         """
         if self.words != stack:
             self._sync(stack)
