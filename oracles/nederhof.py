@@ -218,7 +218,9 @@ class NederhofOracle(CostVectors):
     items of the one before that the shift leaves valid), each valid for any configuration, so any
     configuration may still be asked, in any order; a walk, whose
     configurations share most of their stack and buffer, asks them in the
-    cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
+    cheapest one. It also keeps the last configuration costed and its
+    scores: one a transition after it is checked in O(1) (:func:`_transition`)
+    and its σ is known, which spares one action's score (:meth:`_table5_scores`). ``reduce_critical=False`` runs the cubic algorithm on the
     whole buffer even for a projective gold tree (§4 exactly as published;
     benchmarks/nederhof.py's "cubic" curve).
     """
