@@ -218,7 +218,9 @@ class NederhofOracle(CostVectors):
     items of the one before that the shift leaves valid), each valid for any configuration, so any
     configuration may still be asked, in any order; a walk, whose
     configurations share most of their stack and buffer, asks them in the
-    cheapest one. ``reduce_critical=False`` runs the cubic algorithm on the
+    cheapest one. It also keeps the last configuration costed and its
+    scores: one a transition after it is checked in O(1) (:func:`_transition`)
+    and its σ is known, which spares one action's score (:meth:`_table5_scores`). ``reduce_critical=False`` runs the cubic algorithm on the
     whole buffer even for a projective gold tree (§4 exactly as published;
     benchmarks/nederhof.py's "cubic" curve).
     """
@@ -257,6 +259,11 @@ class NederhofOracle(CostVectors):
         self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
+        # word f -> the words b > f with reach[b] == f, critical from the buffer f+1..n on (see _buffer_side)
+        self._reach_from: list[list[int]] = [[] for _ in self.gold]
+        for word, low in enumerate(self.reach or ()):
+            if 0 <= low < word:
+                self._reach_from[low].append(word)
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
         # for _Table5: a word's gold children left of it, the only ones that can lie below it on the stack
@@ -269,13 +276,15 @@ class NederhofOracle(CostVectors):
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
         self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        # the last configuration costs() took (checked, valid) and, with kept tables, its scores
+        self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
         # whether every successor is scored by a kept Table 5 (see _table5)
         self._kept_tables = algorithm in PROJECTIVE_ONLY and strategy == "none"
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         if self._kept_tables:
-            return self._table5_scores(config)
+            return self._table5_scores(config, None)
         buffer = config.buffer
         successors = self._successors(config)
         values = [0] * len(successors)
@@ -290,16 +299,24 @@ class NederhofOracle(CostVectors):
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
         check_configuration(config, n, root_last=False)
-        check_arrangement(config, n, root_last=False)
+        last, last_scores = self._scored
+        action = None if last is None else _transition(last, config, n)
+        if action is None:
+            check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
             raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
-        scores = self.scores(config)
-        if not scores:
-            return {}
-        best = max(scores.values())
+        if not self._kept_tables:
+            scores = self.scores(config)
+        else:  # σ(config) = σ of the action that led here less its arc (§2)
+            known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
+            scores = self._table5_scores(config, known)
+        self._scored = (config, scores)
+        best = max(scores.values(), default=0)
         stack = config.stack
-        keys = {"SH": "SH", "LA": self.la_keys[stack[-2]] if len(stack) > 1 else "LA", "RA": self.ra_keys[stack[-1]]}
-        costs = {keys[action]: best - score for action, score in scores.items()}
+        costs = {}
+        for action, score in scores.items():  # SH, LA, RA
+            costs[action if action == "SH" else self.la_keys[stack[-2]] if action == "LA"
+                  else self.ra_keys[stack[-1]]] = best - score
         self._answer = (config, costs)
         return costs
 
@@ -309,23 +326,44 @@ class NederhofOracle(CostVectors):
             costs = self.costs(config)
         return [action for action, cost in costs.items() if cost == 0]
 
-    def _table5_scores(self, config: Configuration) -> dict[Action, int]:
+    def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
         """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
-        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path)."""
+        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
+
+        RA and LA are read off this buffer's table at the stack itself
+        (:meth:`_Table5.reduced_total`), which stays there for the next
+        configuration; SH comes last, its buffer's table started (when new)
+        from this one at the stack. ``known``: σ(config) (None if not
+        known), the largest σ of its actions (§2), so the action scored last
+        is not scored when no other reaches ``known``: its σ is ``known``.
+        SH, the most costly to score, is the only optimal action in about
+        a third of the configurations of an exploring walk.
+        """
         stack, buffer, gold = list(config.stack), config.buffer, self.gold
         remaining = len(buffer)
         out = {}
-        if remaining:
-            after = buffer[1] if remaining > 1 else None
-            out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+        left = right = None
         if len(stack) > 1:
-            first = buffer[0] if remaining else None
-            s0 = stack.pop()
-            s1 = stack[-1]
-            right = (gold[s0] == s1) + remaining + self._kept_table(first).total(stack)  # RA before LA: see _table5
+            table = self._kept_table(buffer[0] if remaining else None)
+            s0, s1 = stack[-1], stack[-2]
+            if known is not None and not s1 and not remaining:
+                right = known
+            else:
+                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, left=False)
             if s1:
-                stack[-1] = s0
-                out["LA"] = (gold[s1] == s0) + remaining + self._kept_table(first).total(stack)
+                if known is not None and right != known and not remaining:
+                    left = known
+                else:
+                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
+        if remaining:
+            if known is not None and known != right and known != left:
+                out["SH"] = known
+            else:
+                after = buffer[1] if remaining > 1 else None
+                out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+        if left is not None:
+            out["LA"] = left
+        if right is not None:
             out["RA"] = right
         return out
 
@@ -404,12 +442,22 @@ class NederhofOracle(CostVectors):
         subtree is an interval starting at its leftmost descendant, so both
         tests are one comparison ``reach[b] < first``, and the critical words
         depend on ``first`` alone: cached, so that SH, LA and RA and later
-        steps share them (with the buffer-only tables built from them).
+        steps share them (with the buffer-only tables built from them). When
+        the buffer ``first - 1..n`` has been seen, its critical words are
+        updated (``first - 1`` leaves; the words b with ``reach[b] == first - 1``
+        come) rather than found again among all of ``first..n``.
         """
         side = self._critical_buffers.get(first)
         if side is None:
             reach = self.reach
-            critical = [] if first is None else list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
+            before = None if first is None else self._critical_buffers.get(first - 1)
+            if first is None:
+                critical = []
+            elif before is None:
+                critical = list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
+            else:  # first - 1, when critical, is the smallest critical word of the buffer before
+                leaving = 1 if before.critical and before.critical[0] == first - 1 else 0
+                critical = sorted(before.critical[leaving:] + self._reach_from[first - 1])
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -453,6 +501,8 @@ _N, _C, _F = 0, 1, 2
 _CHECK_EVERY = 4096
 #: Buffers whose Table 5 items an oracle keeps (:meth:`NederhofOracle._table5`).
 _BUFFERS_KEPT = 3
+#: The level of a word off the stack or of a component not linked to it (above every level).
+_ABSENT = 1 << 62
 #: Nested item calls before :meth:`_Table5._evaluate` restarts from the deepest (Python's default limit is 1000).
 _MAX_DEPTH = 200
 
@@ -547,11 +597,13 @@ class _Table5:
         self.no_left, self.no_right = no_left, no_right
         self.span = len(gold)  # keys: p_ge is a critical word 1..n, or 0
         self.words: list[int] = []
-        self.position: dict[int, int] = {}
+        # word -> its level, _ABSENT when off the stack; one slot more than words, never set, for the head -1 of
+        # the root (so that position[gold[word]] needs no test)
+        self.position: list[int] = [_ABSENT] * (len(gold) + 1)
         # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa, linked), see the class doc;
         # linked: the components whose lowest link is level i
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
-        self.component_first: dict[int, int] = {}
+        self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
         # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
         # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
@@ -576,33 +628,96 @@ class _Table5:
         linked word reads only those (and ``shifted`` only under a key that
         names it, which the new buffer never asks).
         """
-        table = cls(side, before.gold, before.left_children, before.linear, budget=before.budget)
+        table = cls.__new__(cls)
+        table.side, table.gold, table.left_children = side, before.gold, before.left_children
+        table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
+        table.span, table.started = before.span, 0
         position = before.position
-        keep = min([len(before.words), position.get(before.gold[shifted], len(before.words)),
-                    *[position[child] for child in before.left_children[shifted] if child in position]])
+        keep = min(len(before.words), position[before.gold[shifted]],
+                   *[position[child] for child in before.left_children[shifted]])
         table.words = before.words[:keep]
-        table.position = {word: at for at, word in enumerate(table.words)}
+        table.position, table.component_first = position[:], before.component_first[:]
+        for word in before.words[keep:]:
+            table.position[word] = _ABSENT
+        for level in before.level[keep:]:
+            for component in level[8]:
+                table.component_first[component] = _ABSENT
         table.level, table.memo = before.level[:keep], before.memo[:keep]
         table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
         table.defined = [at for at in before.defined if at < keep]
         table._set_run(0, 0, keep)
-        table.component_first = {component: at for at, level in enumerate(table.level) for component in level[8]}
         return table
 
     def total(self, stack: list[int]) -> int:
         """σ of the stack ``stack`` with this side's buffer, less the non-critical buffer words (§5's M added,
         the buffer's critical words taken away: what the caller adds is the buffer's length)."""
-        self._sync(stack)
+        if self.words != stack:
+            self._sync(stack)
         k = len(stack) - 1
         side = self.side
-        return side.inner - side.size + (self._evaluate(False, k - 1, k, _N) if k else 0) + self.level[k][3]
+        score = 0
+        if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
+            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span + self.p_ge[k])
+            if score is None:
+                score = self._evaluate(False, k - 1, k, _N)
+        return side.inner - side.size + score + self.level[k][3]
+
+    def reduced_total(self, stack: list[int], left: bool) -> int:
+        """:meth:`total` of the stack after LA (``left``) or RA on ``stack``, from the levels of ``stack`` itself.
+
+        Nederhof (2019) §7 (reuse): the item score(i, j, q) is the score of the
+        stack a_0..a_i a_j; what it reads of the levels (their words, p,
+        kappa and links at most i, a_j's own) is the same whether a_j sits
+        at level j or at level i + 1, but for p_ge and top, which look up
+        the stack. So the top item after RA, score(k-2, k-1, N), and after
+        LA, score(k-2, k, N), are items of the levels of ``stack`` once the
+        levels just above the last defined one below the reduced word take
+        the p_ge (and top) of the reduced stack: none after RA, s0's after
+        LA. They take it for this evaluation only (the items it memoises are
+        keyed by p_ge as always), and the levels are kept for the next
+        configuration, which usually extends them. Checked against fresh
+        tables of the reduced stacks, exhaustive search and the cubic
+        algorithm (tests/test_oracles_nederhof.py).
+        """
+        if self.words != stack:
+            self._sync(stack)
+        k = len(stack) - 1
+        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        score = 0
+        if k > 1:
+            p_ge, top, defined = self.p_ge, self.top, self.defined
+            at = len(defined) - 1
+            while at >= 0 and defined[at] > last:
+                at -= 1
+            start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
+            value = p_ge[k] if left else 0
+            if start > last or p_ge[start] == value:
+                score = self._top_item(j)
+            else:
+                saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
+                p_ge[start : last + 1] = [value] * (last + 1 - start)
+                top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
+                try:
+                    score = self._top_item(j)
+                finally:
+                    p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
+        side = self.side
+        return side.inner - side.size + score + self.level[j][3]
+
+    def _top_item(self, j: int) -> int:
+        """score(k-2, j, N) for the stack height k + 1 (k > 1) and ``j`` its top or the level below."""
+        k = len(self.words) - 1
+        score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + self.p_ge[j])
+        return self._evaluate(False, k - 2, j, _N) if score is None else score
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
-        if words == stack:
-            return
-        keep = _common_prefix(words, stack)
+        keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
+        if not (keep <= len(words) and words[:keep] == stack[:keep]):
+            keep = _common_prefix(words, stack)
+        elif len(words) > keep and words[keep] == stack[keep]:
+            keep += 1
         while len(words) > keep:
             self._pop()
         for word in stack[keep:]:
@@ -610,51 +725,60 @@ class _Table5:
 
     def _push(self, word: int) -> None:
         """A level for ``word`` on top of the stack."""
-        at = len(self.words)
-        root, position = self.side.root, self.position
+        words, position, side = self.words, self.position, self.side
+        at = len(words)
+        root = side.root
         head = self.gold[word]
         p = head if head in root else None
-        kids = self.side.attached.get(word, _NO_CHILDREN)
+        kids = side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
-        linked = []
+        linked = _NO_CHILDREN
         if self.linear:
-            first = position.get(head, at)
+            first = position[head]
             for child in self.left_children[word]:
-                below = position.get(child, at)
-                if below < first:
-                    first = below
+                if position[child] < first:
+                    first = position[child]
+            if first > at:
+                first = at
             component_first = self.component_first
-            if p is not None and root[p] not in component_first:
+            if p is not None and component_first[root[p]] == _ABSENT:
                 component_first[root[p]] = at
-                linked.append(root[p])
+                linked = [root[p]]
             for component in kids:  # kids: component roots
-                if component not in component_first:
+                if component_first[component] == _ABSENT:
                     component_first[component] = at
-                    linked.append(component)
+                    linked = [*linked, component]
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
                            ban_right, first, first if first < at else at - 1, linked))
-        self.words.append(word)
+        words.append(word)
         position[word] = at
         self.memo.append({})
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
         else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
-            self._set_run(p, root[p], at + 1)
-            self.defined.append(at)
+            defined = self.defined
+            start = defined[-1] + 1 if defined else 0
+            self.p_ge[start:] = [p] * (at + 1 - start)
+            self.top[start:] = [root[p]] * (at + 1 - start)
+            defined.append(at)
 
     def _pop(self) -> None:
         """Drop the top level."""
-        for component in self.level.pop()[8]:
-            del self.component_first[component]
-        del self.position[self.words.pop()]
+        linked = self.level.pop()[8]
+        if linked:
+            for component in linked:
+                self.component_first[component] = _ABSENT
+        words = self.words
+        self.position[words.pop()] = _ABSENT
         self.memo.pop()
         self.p_ge.pop()
         self.top.pop()
-        if self.defined and self.defined[-1] == len(self.words):
-            self.defined.pop()
-            self._set_run(0, 0, len(self.words))
+        defined = self.defined
+        if defined and defined[-1] == len(words):
+            defined.pop()
+            self._set_run(0, 0, len(words))
 
     def _set_run(self, p_ge: int, top: int, end: int) -> None:
         """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
@@ -773,7 +897,7 @@ class _Table5:
                 below, target, arc = i - 1, p_i, 1
             elif not self.linear:
                 below = i - 1
-            elif self.component_first.get(root[j], i) < i:
+            elif self.component_first[root[j]] < i:
                 below = kappa_i
             if below is not None:
                 best = self.memo[below].get(-1 - target * span - p_ge[below])
@@ -794,6 +918,43 @@ class _Table5:
             best = other
         memo[key] = best
         return best
+
+
+def _transition(last: Configuration, config: Configuration, n: int) -> Action | None:
+    """The arc-standard action that leads from ``last`` to ``config`` with some head, or None: O(1) Python work.
+
+    The tuples are compared whole, in C. When ``last`` passed
+    ``check_arrangement`` and ``config`` passes ``check_configuration``, a
+    SHIFT, or the removal of s0 or s1 from the stack with a head in 0..n and
+    nothing else changed, keeps every property ``check_arrangement`` checks,
+    so the caller need not run it (O(n) Python work).
+    """
+    stack, old = config.stack, last.stack
+    if len(stack) == len(old) + 1:
+        if stack[:-1] == old and last.buffer[:1] == stack[-1:] and config.buffer == last.buffer[1:] \
+                and (config.heads is last.heads or config.heads == last.heads):
+            return "SH"
+        return None
+    if len(stack) != len(old) - 1 or config.buffer != last.buffer:
+        return None
+    if stack == old[:-1]:
+        action, word = "RA", old[-1]
+    elif stack[:-1] == old[:-2] and stack[-1] == old[-1]:
+        action, word = "LA", old[-2]
+    else:
+        return None
+    heads, before = config.heads, last.heads
+    if 0 <= heads[word] <= n and heads[:word] == before[:word] and heads[word + 1 :] == before[word + 1 :]:
+        return action
+    return None
+
+
+def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
+    """1 if ``action`` (SH, LA or RA) on ``stack`` builds a gold arc, else 0."""
+    if action == "SH":
+        return 0
+    s0, s1 = stack[-1], stack[-2]
+    return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

@@ -345,6 +345,103 @@ def test_tables_started_from_the_previous_buffer_equal_fresh_ones(monkeypatch):
     assert sum(1 for k in kept if k >= 3) > 100, kept
 
 
+def _projective_trees(rng):
+    """Random projective trees of 8 to 24 words and EWT dev sentences of 10 to 30 (when the data is there)."""
+    trees = [random_interval_tree(n, rng) for n in (8, 12, 16, 24) for _ in range(3)]
+    return trees + [heads for heads, _ in _real("UD_English-EWT", "en_ewt-ud-dev.conllu", 30, max_words=30,
+                                                min_words=10) if bf_projective(heads)][:6]
+
+
+def test_scores_after_reductions_read_off_the_stack_equal_fresh_tables():
+    """σ after RA and LA read off the levels of the configuration's own stack (``_Table5.reduced_total``, p_ge of
+    the reduced stack set for the evaluation) = ``total`` of the reduced stack in a new table, along computations of
+    random actions and exploring walks on random and real projective trees; and the evaluations under a changed
+    p_ge are reached."""
+    rng = random.Random(23)
+    changed = 0
+    for tree in _projective_trees(rng):
+        configs = _random_action_configurations(tree, rng) + _walk_configurations(tree, rng, error_rate=0.1)
+        for algorithm in ("linear", "quadratic"):
+            oracle = NederhofOracle(tree, algorithm=algorithm)
+            for config in configs:
+                stack = list(config.stack)
+                first = config.buffer[0] if config.buffer else None
+                side = oracle._buffer_side(first)
+                for left in (False, True)[: 1 + bool(len(stack) > 2)]:
+                    reduced = stack[:-2] + stack[-1:] if left else stack[:-1]
+                    if not reduced:
+                        continue
+                    fresh = nederhof._Table5(side, oracle.gold, oracle._left_children, algorithm == "linear")
+                    expected = fresh.total(reduced)
+                    kept = oracle._kept_table(first)
+                    assert kept.reduced_total(stack, left) == expected, (tree, algorithm, config, left)
+                    below = len(reduced) - 1 if left else len(reduced)  # the levels whose p_ge may change
+                    changed += fresh.p_ge[:below] != kept.p_ge[:below]
+    assert changed > 100, changed
+
+
+def _steps(tree, rng):
+    """(configuration, action, next configuration) along one computation of random legal actions."""
+    config, out = SYSTEM.initial(len(tree) - 1), []
+    while not SYSTEM.is_final(config):
+        action = rng.choice(SYSTEM.legal(config))
+        out.append((config, action, SYSTEM.apply(config, action)))
+        config = out[-1][2]
+    return out
+
+
+def test_one_transition_is_recognised_and_nothing_else():
+    """``_transition`` (which spares the O(n) ``check_arrangement`` of a configuration one step after the last) names
+    the action between consecutive configurations of random computations, whatever head the reduction gives; every
+    configuration it accepts passes ``check_arrangement``; any other change (a headless reduced word, another head, a
+    buffer or stack not one step on, two steps) gives None."""
+    from treetool.oracles.errors import ConfigurationMismatch
+    from treetool.oracles.layout import check_arrangement
+
+    rng = random.Random(24)
+    for tree in [random_tree(n, rng) for n in (3, 6, 10, 15) for _ in range(3)]:
+        n = len(tree) - 1
+        steps = _steps(tree, rng)
+        for (last, action, config), (_, _, later) in zip(steps, steps[1:] + [steps[-1]]):
+            assert nederhof._transition(last, config, n) == action
+            assert later is config or nederhof._transition(last, later, n) is None
+            variants = []
+            if action != "SH":
+                word = last.stack[-1] if action == "RA" else last.stack[-2]
+                heads = list(config.heads)
+                heads[word] = rng.randrange(n + 1)
+                assert nederhof._transition(last, config._replace(heads=tuple(heads)), n) == action
+                check_arrangement(config._replace(heads=tuple(heads)), n, root_last=False)
+                heads[word] = -1
+                variants.append(config._replace(heads=tuple(heads)))
+            others = [w for w in range(1, n + 1) if config.heads[w] == -1 and w not in config.stack[-1:]]
+            if others:
+                heads = list(config.heads)
+                heads[rng.choice(others)] = 0
+                variants.append(config._replace(heads=tuple(heads)))
+            if config.buffer:
+                variants.append(config._replace(buffer=config.buffer[1:]))
+            if len(config.stack) > 1:
+                variants.append(config._replace(stack=config.stack[:-2] + config.stack[-1:]))
+            for variant in variants:
+                assert nederhof._transition(last, variant, n) is None, (last, variant)
+            for variant in variants[:1] if action != "SH" else []:
+                with pytest.raises(ConfigurationMismatch):
+                    check_arrangement(variant, n, root_last=False)
+
+
+def test_critical_words_updated_from_the_previous_buffer_equal_fresh_ones():
+    """The critical words of each buffer updated from those of the buffer one word longer (``_buffer_side``, first
+    words in increasing order) = those found afresh (first words in decreasing order, nothing to update from)."""
+    rng = random.Random(25)
+    for tree in _projective_trees(rng):
+        n = len(tree) - 1
+        firsts = [*range(1, n + 1), None]
+        updated, fresh = NederhofOracle(tree), NederhofOracle(tree)
+        expected = {first: fresh._buffer_side(first) for first in reversed(firsts)}
+        assert all(updated._buffer_side(first) == expected[first] for first in firsts), tree
+
+
 def test_restarts_of_deep_recursions_change_nothing(monkeypatch):
     """Table 5's items restart from the deepest one past ``_MAX_DEPTH`` nested calls: with a depth of 2 they
     restart all the time, and every score is the one of the plain recursion (a depth no stack here reaches)."""
