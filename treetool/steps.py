@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .formats.parquet import METADATA_KEY, pyarrow_modules
-from .formats.step_columns import ROWS_PER_GROUP
+from .formats.step_columns import ROWS_PER_GROUP, gather
 
 __all__ = ["StepBatch", "read"]
 
@@ -226,19 +226,9 @@ def _take(group: StepBatch, rows: np.ndarray) -> StepBatch:
     ragged = []
     for name in _RAGGED:
         offsets, values = getattr(group, f"{name}_offsets"), getattr(group, name)
-        ragged += _gather(offsets, values, rows)
+        ragged += gather(offsets, values, rows)
     return StepBatch(group.actions, group.step[rows], *ragged, group.legal[rows], group.costs[rows],
                      group.optimal[rows], group.action[rows])
-
-
-def _gather(offsets: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of an offsets + values column: their new offsets and values."""
-    starts = offsets[rows]
-    lengths = offsets[rows + 1] - starts
-    new = np.zeros(len(rows) + 1, dtype=offsets.dtype)
-    np.cumsum(lengths, out=new[1:])
-    index = np.repeat(starts - new[:-1], lengths) + np.arange(new[-1], dtype=offsets.dtype)
-    return new, values[index]
 
 
 def _slice(group: StepBatch, start: int, stop: int) -> StepBatch:
