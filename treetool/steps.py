@@ -88,10 +88,10 @@ def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int 
     groups = _parquet_groups(path, actions, shuffle, seed) if parquet else _jsonl_groups(path, actions, shuffle, seed)
     rng = np.random.default_rng(seed)
     for group in groups:
-        order = rng.permutation(len(group)).astype(np.int32) if shuffle else None
+        if shuffle:  # the whole group at once: one gather per column, not one per batch
+            group = _take(group, rng.permutation(len(group)).astype(np.int32))
         for start in range(0, len(group), batch_size):
-            stop = min(start + batch_size, len(group))
-            yield _slice(group, start, stop) if order is None else _take(group, order[start:stop])
+            yield _slice(group, start, min(start + batch_size, len(group)))
 
 
 # ---------------------------------------------------------------- Parquet

@@ -32,76 +32,82 @@ import operator
 import struct
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .parquet import pyarrow_modules
 
-__all__ = ["ROWS_PER_GROUP", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps"]
+__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps"]
 
 #: Rows per row group: the unit of writing (memory stays at one group) and of the reader's shuffling.
 ROWS_PER_GROUP = 65_536
 
 
-class Shared(NamedTuple):
-    """A column of tuples that repeat from step to step (buffer, heads, labels): each distinct one once."""
-
-    lengths: array
-    values: array
-    """The distinct tuples' items one after the other (labels: ids of the walk's label spellings, -1 for none)."""
-    index: array
-    """Per step, the position of its tuple among the walk's distinct ones."""
+#: The int columns of a walk, one after the other in :attr:`SentenceSteps.ints`. A list column is its lengths
+#: (one per row) and its items; ``buffer``, ``heads`` and ``labels`` hold the walk's distinct tuples (the
+#: walk passes unchanged tuples on, so most steps repeat the one before), with per step the ``index`` of its
+#: own; ``legal``, ``optimal``, ``action`` and ``labels`` are ids into the walk's spellings (labels: -1 for
+#: no label yet); ``costs`` is aligned with ``legal``.
+SEGMENTS = ("stack_lengths", "stack", "buffer_lengths", "buffer", "buffer_index", "heads_lengths", "heads",
+            "heads_index", "legal_lengths", "legal", "costs", "optimal_lengths", "optimal", "action", "labels_lengths",
+            "labels", "labels_index")
+_SEGMENT = {name: position for position, name in enumerate(SEGMENTS)}
 
 
 class SentenceSteps(NamedTuple):
-    """One sentence's walk as a worker hands it back: flat arrays and the walk's spellings (cheap to pickle).
-    Action spellings and labels are ids into ``spellings`` and ``label_spellings``, the walk's own."""
+    """One sentence's walk as a worker hands it back: its columns as one run of C ints (cheap to pickle, and
+    cheap to join into a row group: a few objects per walk, not one per step or per column)."""
 
     sent_id: str
-    steps: int
-    stack_lengths: array
-    stack_values: array
-    buffer: Shared
-    heads: Shared
-    labels: Shared | None
-    label_spellings: tuple[str, ...]
+    sizes: tuple[int, ...]
+    """The number of ints of each of :data:`SEGMENTS` (the first: the walk's steps)."""
+    ints: bytes
     spellings: tuple[str, ...]
     """The walk's action spellings, in order of first appearance (legal actions, optimal ones, actions taken)."""
-    legal_lengths: array
-    legal: array
-    costs: array
-    """The costs of the legal actions, aligned with ``legal``."""
-    optimal_lengths: array
-    optimal: array
-    action: array
+    label_spellings: tuple[str, ...]
     vectors: bytes | None
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
 def sentence_steps(sent_id: str, steps: Iterable[Any], vector: Any = None) -> SentenceSteps:
-    """The columns of one walk; ``vector(step)``, when given, is the step's cost vector (numpy, C ints)."""
+    """The columns of one walk; ``vector(step)``, when given, is the step's cost vector (numpy, C ints).
+
+    One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
+    """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
     if not steps:
-        empty = Shared(array("i"), array("i"), array("i"))
-        return SentenceSteps(sent_id, 0, array("i"), array("i"), empty, empty, None, (), (), array("i"), array("i"),
-                             array("i"), array("i"), array("i"), array("i"), vectors)
+        return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = zip(*steps)
     chain = itertools.chain.from_iterable
-    legal, best = list(chain(costs)), list(chain(optimal))
-    spellings = tuple(dict.fromkeys(itertools.chain(legal, best, actions)))
+    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal), actions))))
     ids = _ids(spellings)
+    count, legal = len(steps), sum(map(len, costs))
+    sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
+    for column in (buffers, heads):
+        _distinct(column, sizes, parts)
+    sizes += [count, legal, legal, count, sum(map(len, optimal)), count]
+    parts += [map(len, costs), map(ids, chain(costs)), chain(map(dict.values, costs)), map(len, optimal),
+              map(ids, chain(optimal)), map(ids, actions)]
     label_spellings: tuple[str, ...] = ()
-    walk_labels = None
-    if labels[0] is not None:
-        walk_labels = _shared(labels, list)
-        label_spellings = tuple(label for label in dict.fromkeys(walk_labels.values) if label is not None)
-        walk_labels = walk_labels._replace(values=array("i", map(_ids(label_spellings, {None: -1}), walk_labels.values)))
-    return SentenceSteps(
-        sent_id, len(steps), array("i", map(len, stacks)), _ints(stacks), _shared(buffers, _ints), _shared(heads, _ints),
-        walk_labels, label_spellings, spellings, array("i", map(len, costs)), array("i", map(ids, legal)),
-        array("i", chain(map(dict.values, costs))), array("i", map(len, optimal)), array("i", map(ids, best)),
-        array("i", map(ids, actions)), vectors)
+    if labels[0] is None:
+        sizes += [0, 0, 0]
+    else:
+        distinct = _distinct(labels, sizes, parts)
+        label_spellings = tuple(label for label in dict.fromkeys(chain(distinct)) if label is not None)
+        parts[-2] = map(_ids(label_spellings, {None: -1}), chain(distinct))
+    ints = struct.pack(f"{sum(sizes)}i", *chain(parts))
+    return SentenceSteps(sent_id, tuple(sizes), ints, spellings, label_spellings, vectors)
+
+
+def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]) -> list[tuple]:
+    """Add a shared column's segments (lengths, items, index: :data:`SEGMENTS`) to ``sizes`` and ``parts``; its
+    distinct tuples. A run of the same object (a walk passes unchanged tuples on) is one tuple."""
+    changed = list(map(operator.is_not, tuples[1:], tuples))
+    distinct = [tuples[0], *itertools.compress(tuples[1:], changed)]
+    sizes += [len(distinct), sum(map(len, distinct)), len(tuples)]
+    parts += [map(len, distinct), itertools.chain.from_iterable(distinct), itertools.accumulate(changed, initial=0)]
+    return distinct
 
 
 def _ids(spellings: Sequence[str], extra: dict | None = None) -> Any:
@@ -109,23 +115,6 @@ def _ids(spellings: Sequence[str], extra: dict | None = None) -> Any:
     ids = dict(zip(spellings, itertools.count()))
     ids.update(extra or {})
     return ids.__getitem__
-
-
-def _shared(tuples: tuple[tuple, ...], values: Any) -> Shared:
-    """The distinct tuples of a walk's column: a run of the same object (a walk passes unchanged tuples on) is
-    one tuple, which the steps of the run point to. ``values`` joins the distinct tuples' items."""
-    changed = list(map(operator.is_not, tuples[1:], tuples))
-    distinct = [tuples[0], *itertools.compress(tuples[1:], changed)]
-    index = array("i", itertools.accumulate(changed, initial=0))
-    return Shared(array("i", map(len, distinct)), values(itertools.chain.from_iterable(distinct)) if values is list
-                  else values(distinct), index)
-
-
-def _ints(collections: Sequence[Collection[int]]) -> array:
-    """The ints of ``collections`` one after the other, as an ``array('i')``: packed by ``struct`` (about a
-    third faster than ``array`` or ``numpy.fromiter`` taking them one by one)."""
-    count = sum(map(len, collections))
-    return array("i", struct.pack(f"{count}i", *itertools.chain.from_iterable(collections)))
 
 
 class _Numbered(dict):
@@ -136,47 +125,48 @@ class _Numbered(dict):
         return number
 
 
-#: The int columns of :class:`SentenceSteps` a row group joins as they are.
-_JOINED = ("stack_lengths", "stack_values", "legal_lengths", "legal", "costs", "optimal_lengths", "optimal", "action")
-
-
 class _Group:
-    """One row group's walks, column by column: each column of every walk joined into one ``array('i')``
-    (``columns``), with per walk its steps, its count of each spelled column's items and its spellings' and
-    labels' run ids; and the run's spellings and labels as they were when the group was full."""
+    """One row group's walks: their ints, sizes, sent_ids and vectors joined (a few growing buffers), their
+    spellings' and labels' run ids joined with how many each walk has; and the run's spellings and labels as
+    they were when the group was full."""
 
     def __init__(self) -> None:
         self.rows = 0
-        self.sent_ids = bytearray()
-        self.columns: defaultdict[str, array] = defaultdict(lambda: array("i"))
-        self.vectors = bytearray()
+        self.ints, self.sent_ids, self.vectors = bytearray(), bytearray(), bytearray()
+        self.sizes, self.sent_id_ends = array("i"), array("i")
+        self.spelling_ids, self.spellings, self.label_ids, self.label_spellings = (array("i") for _ in range(4))
         self.actions: list[str] = []
         self.labels: list[str] = []
 
     def add(self, walk: SentenceSteps, spelling_ids: array, label_ids: array) -> None:
-        columns = self.columns
-        self.rows += walk.steps
+        self.rows += walk.sizes[0]
+        self.ints += walk.ints
+        self.sizes.extend(walk.sizes)
         self.sent_ids += walk.sent_id.encode("utf-8")
-        columns["sent_id_ends"].append(len(self.sent_ids))
-        columns["steps"].append(walk.steps)
-        for name in _JOINED:
-            columns[name] += getattr(walk, name)
-        for name in ("legal", "optimal"):
-            columns[f"{name}_items"].append(len(getattr(walk, name)))
-        columns["spelling_ids"] += spelling_ids
-        columns["spellings"].append(len(spelling_ids))
-        for name in ("buffer", "heads", "labels"):
-            shared = getattr(walk, name)
-            if shared is not None:
-                columns[f"{name}_lengths"] += shared.lengths
-                columns[f"{name}_values"] += shared.values
-                columns[f"{name}_index"] += shared.index
-                columns[f"{name}_distinct"].append(len(shared.lengths))
-                columns[f"{name}_items"].append(len(shared.values))
-        columns["label_ids"] += label_ids
-        columns["label_spellings"].append(len(label_ids))
+        self.sent_id_ends.append(len(self.sent_ids))
+        self.spelling_ids += spelling_ids
+        self.spellings.append(len(spelling_ids))
+        self.label_ids += label_ids
+        self.label_spellings.append(len(label_ids))
         if walk.vectors is not None:
             self.vectors += walk.vectors
+
+    def columns(self) -> dict[str, Any]:
+        """Each of :data:`SEGMENTS` over the group's walks (numpy), and per walk (``steps``, ``*_distinct``,
+        ``*_items``) the sizes the batch needs."""
+        np = _numpy()
+        sizes = np.frombuffer(self.sizes, dtype=np.int32).reshape(-1, len(SEGMENTS))
+        ints = np.frombuffer(self.ints, dtype=np.int32)
+        starts = _starts(sizes.ravel()).reshape(sizes.shape)
+        columns = {name: ints[_ranges(starts[:, k], sizes[:, k])] for k, name in enumerate(SEGMENTS)}
+        for name in ("buffer", "heads", "labels"):
+            columns[f"{name}_distinct"] = sizes[:, _SEGMENT[f"{name}_lengths"]]
+        for name in ("labels", "legal", "optimal"):
+            columns[f"{name}_items"] = sizes[:, _SEGMENT[name]]
+        columns["steps"] = sizes[:, 0]
+        for name in ("spelling_ids", "spellings", "label_ids", "label_spellings"):
+            columns[name] = np.frombuffer(getattr(self, name), dtype=np.int32)
+        return columns
 
 
 class StepColumns:
@@ -231,19 +221,19 @@ class StepColumns:
     def batch(self, group: _Group) -> Any:
         """The record batch of a row group."""
         np, pa = _numpy(), self.pa
-        columns = {name: np.frombuffer(values, dtype=np.int32) for name, values in group.columns.items()}
+        columns = group.columns()
         counts = columns["steps"]
         ints = functools.partial(_ints_array, pa)
-        sent_ids = pa.StringArray.from_buffers(len(counts), pa.py_buffer(_offsets(columns["sent_id_ends"], ends=True)),
+        sent_ids = pa.StringArray.from_buffers(len(counts), pa.py_buffer(_offsets(np.frombuffer(group.sent_id_ends, dtype=np.int32), ends=True)),
                                                pa.py_buffer(group.sent_ids))
         batch = [pa.DictionaryArray.from_arrays(_ints_array(pa, np.repeat(np.arange(len(counts), dtype=np.int32), counts)),
                                                 sent_ids),
                  _ints_array(pa, np.arange(1, group.rows + 1, dtype=np.int32) - np.repeat(_starts(counts), counts)),
-                 _list_array(pa, columns["stack_lengths"], _ints_array(pa, columns["stack_values"])),
-                 _taken(pa, columns, "buffer", columns["buffer_values"], ints),
-                 _taken(pa, columns, "heads", columns["heads_values"], ints)]
+                 _list_array(pa, columns["stack_lengths"], _ints_array(pa, columns["stack"])),
+                 _taken(pa, columns, "buffer", columns["buffer"], ints),
+                 _taken(pa, columns, "heads", columns["heads"], ints)]
         if self.labelled:
-            labels = _run_ids(columns, "labels_values", "labels_items", "label_ids", "label_spellings")
+            labels = _run_ids(columns, "labels", "labels_items", "label_ids", "label_spellings")
             spelled_labels = _strings_array(pa, group.labels)
             batch.append(_taken(pa, columns, "labels", labels, lambda taken: pa.DictionaryArray.from_arrays(
                 _ints_array(pa, taken, valid=taken >= 0), spelled_labels)))
@@ -342,16 +332,18 @@ def _starts(counts: Any) -> Any:
     return _numpy().cumsum(counts) - counts
 
 
+def _ranges(starts: Any, lengths: Any) -> Any:
+    """The positions of the ranges ``starts[i]`` to ``starts[i] + lengths[i]``, one range after the other."""
+    np = _numpy()
+    return np.repeat(starts - _starts(lengths), lengths) + np.arange(lengths.sum(), dtype=starts.dtype)
+
+
 def gather(offsets: Any, values: Any, rows: Any) -> tuple[Any, Any]:
     """Rows of a list column held as offsets + values (numpy): their new offsets and their values, in the
     order of ``rows``."""
-    np = _numpy()
     starts = offsets[rows]
     lengths = offsets[rows + 1] - starts
-    new = np.zeros(len(rows) + 1, dtype=offsets.dtype)
-    np.cumsum(lengths, out=new[1:])
-    index = np.repeat(starts - new[:-1], lengths) + np.arange(new[-1], dtype=offsets.dtype)
-    return new, values[index]
+    return _offsets(lengths).astype(offsets.dtype, copy=False), values[_ranges(starts, lengths)]
 
 
 def _list_array(pa: Any, lengths: Any, values: Any) -> Any:
@@ -387,7 +379,7 @@ def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables:
 
 
 def _taken(pa: Any, columns: dict[str, Any], name: str, values: Any, arrow: Callable[[Any], Any]) -> Any:
-    """The rows of a group's shared column ``name`` (:class:`Shared`): its distinct tuples' ``values`` (numpy),
+    """The rows of a group's shared column ``name`` (:data:`SEGMENTS`): its distinct tuples' ``values`` (numpy),
     each taken by its steps, made an Arrow array by ``arrow``."""
     np = _numpy()
     index = columns[f"{name}_index"] + np.repeat(_starts(columns[f"{name}_distinct"]), columns["steps"]).astype(np.int32)
