@@ -16,6 +16,7 @@ Hugging Face ``datasets`` need no extension type).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -133,6 +134,8 @@ class ParquetOutput:
             self._groups.put(None)
             self._thread.join()
         if not ok:
+            with contextlib.suppress(Exception):  # the file is dropped: the run's own error is the one to report
+                self._writer.close()  # else the writer closes at garbage collection, writing to a closed file
             self._out.abort()
             return
         try:
