@@ -14,7 +14,7 @@ action taken. From Parquet nothing is parsed in Python: the columns are
 decoded by pyarrow and turned into these arrays by numpy, a row group
 at a time (memory: one row group). ``shuffle`` visits the row groups in a
 random order and the steps of each group in a random order (a row group
-holds 65,536 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
+holds 16,384 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
 JSON lines are parsed with :mod:`json` (slower; for small files and checks),
 in groups of as many lines.
 
