@@ -31,7 +31,6 @@ import itertools
 import operator
 import struct
 from array import array
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
