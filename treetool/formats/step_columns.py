@@ -10,17 +10,17 @@ actions, in the system's legal order) or, with an action vocabulary
 -1 where illegal, as ``oracle.cost_vector`` gives them.
 
 Writing must stay cheap beside the walk (a few microseconds a step), so no
-Python code runs per step: a walk's fields are turned into flat
-``array('i')`` columns by C loops (``zip``, ``map``, ``struct``), spellings
-into ids of the walk's own (the run's ids are given in the main process, in
-input order, so that ``--jobs`` writes the same file), and a row group's
-walks are joined column by column into a few growing arrays (no small
-objects per walk left to scatter over the heap while a group fills). A
-walk's transitions pass unchanged tuples on (the buffer and the heads change
-at some steps only), so each distinct tuple is converted once and its rows
-taken from it (``take``). The record batch is then built by numpy and
-pyarrow, mostly without the interpreter lock. A step is read as the tuple of
-the fields of ``treetool.oracles.annotate.Step``, in order, so the core
+Python code runs per step: a walk's columns (:data:`SEGMENTS`) are packed
+into one run of C ints by a single ``struct.pack`` over C iterators
+(``zip``, ``map``, ``chain``), its spellings as ids of the walk's own (the
+run's ids are given in the main process, in input order, so that ``--jobs``
+writes the same file), and a row group's walks are joined as a few growing
+buffers (no small objects per walk left to scatter over the heap while a
+group fills). A walk's transitions pass unchanged tuples on (the buffer and
+the heads change at some steps only), so each distinct tuple is packed once
+and its steps' rows gathered from it by numpy, which with pyarrow builds the
+record batch in the writer thread. A step is read as the tuple of the fields
+of ``treetool.oracles.annotate.Step``, in order, so the core
 encodes the oracles' records without importing them.
 """
 
