@@ -8,7 +8,8 @@ Goals (issue 26, parts 1 and 2), with `--system arc-eager --policy explore --err
 * at least 1 M steps/s read back from Parquet by `treetool.steps.read` on one core.
 
 Table 1, end to end: one `python -m treetool annotate` process per format writing a file, start-up included,
-best of --repeat runs; wall-clock and CPU seconds (user + system, the Parquet writer thread included).
+best of --repeat runs; wall-clock and CPU seconds (user + system, the Parquet writer thread included) and the
+process's peak resident memory (row groups bound it: it does not grow with the input).
 Table 2, in one process (CPU seconds): the walks alone (steps made and dropped), and the same walks encoded
 and written; the share is (run - walks) / run. Table 3, sizes. Table 4, the reader (pyarrow on one thread),
 batches of 1024 steps, best of --repeat passes.
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -47,15 +47,17 @@ EWT = ROOT.parent / "shared" / "data" / "ud-2.2" / "UD_English-EWT" / "en_ewt-ud
 EXPLORE = ["--policy", "explore", "--error-rate", "0.1"]
 
 
-def end_to_end(path: Path, system: str, labeled: bool, fmt: str, out: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one `treetool annotate` process writing ``out``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def end_to_end(path: Path, system: str, labeled: bool, fmt: str, out: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one `treetool annotate` process writing ``out``."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "treetool", "annotate", str(path), "--system", system, *EXPLORE,
-                    *(["--labeled"] if labeled else []), "--format", fmt, "-o", str(out)], cwd=ROOT, check=True)
+    child = subprocess.Popen([sys.executable, "-m", "treetool", "annotate", str(path), "--system", system, *EXPLORE,
+                              *(["--labeled"] if labeled else []), "--format", fmt, "-o", str(out)], cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        sys.exit(f"treetool annotate --format {fmt} failed (exit {child.returncode})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def cpu_seconds(run: Callable[[], object], repeat: int) -> float:
@@ -129,9 +131,9 @@ def main() -> None:
         files = {fmt: folder / f"steps.{fmt}" for fmt in ("jsonl", "parquet")}
         runs = {fmt: min((end_to_end(args.file, args.system, args.labeled, fmt, out) for _ in range(args.repeat)),
                          key=lambda r: r[1]) for fmt, out in files.items()}
-        print("| format | wall s | CPU s |\n| --- | ---: | ---: |")
-        for fmt, (wall, cpu) in runs.items():
-            print(f"| {fmt} | {wall:.2f} | {cpu:.2f} |")
+        print("| format | wall s | CPU s | peak RSS MB |\n| --- | ---: | ---: | ---: |")
+        for fmt, (wall, cpu, rss) in runs.items():
+            print(f"| {fmt} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
         print(f"\nParquet end to end: {runs['jsonl'][0] / runs['parquet'][0]:.2f}x faster (wall), "
               f"{runs['jsonl'][1] / runs['parquet'][1]:.2f}x (CPU); goal 1.3x\n")
         cpu = in_process(args.file, args.system, args.labeled, folder, args.repeat)

@@ -279,8 +279,11 @@ def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool,
     The one walk loop of the package: :func:`annotate_sentence` runs it with
     a policy's chooser, :func:`treetool.oracles.dynamic.exploring_walk` with the
     sampler that measures oracles. ``budget.check()`` runs before each step.
+    A :class:`Step` is made from its fields by ``tuple.__new__``: the named
+    tuple's own ``__new__`` is Python code, 7% of an arc-eager walk's time.
     """
     is_final, apply, costs_of, optimal_of = system.is_final, system.apply, oracle.costs, oracle.optimal
+    record = tuple.__new__
     config = system.initial(n, labeled=labeled)
     step = 0
     while not is_final(config):
@@ -292,5 +295,5 @@ def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool,
         optimal = optimal_of(config)
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
-        yield Step(step, *config, costs, optimal, action)
+        yield record(Step, (step, *config, costs, optimal, action))
         config = apply(config, action)

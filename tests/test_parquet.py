@@ -8,6 +8,7 @@ pyarrow skip with the reason when it is not installed; the error without it is t
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 
@@ -205,6 +206,19 @@ def test_parquet_never_replaces_the_input(tmp_path):
     result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", source)
     assert result.returncode == 2 and b"is the input" in result.stderr
     assert source.read_bytes() == before
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # the writer closed at collection
+def test_a_failed_run_leaves_no_file_and_says_only_why(tmp_path):
+    source = tmp_path / "t.conllu"
+    treebank(source, count=3)
+    with source.open("a", encoding="utf-8") as text:
+        text.write("1\tw\t_\t_\t_\t_\t5\troot\t_\t_\n\n")  # head out of range, after three good sentences
+    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
+    gc.collect()  # a writer left open would close now, writing to the dropped file
+    assert result.returncode == 2 and b"out of range" in result.stderr
+    assert result.stderr.count(b"\n") == 1, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
 
 
 def test_vocabulary_needs_parquet_and_labels_from_a_file():

@@ -14,7 +14,7 @@ action taken. From Parquet nothing is parsed in Python: the columns are
 decoded by pyarrow and turned into these arrays by numpy, a row group
 at a time (memory: one row group). ``shuffle`` visits the row groups in a
 random order and the steps of each group in a random order (a row group
-holds 65,536 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
+holds 16,384 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
 JSON lines are parsed with :mod:`json` (slower; for small files and checks),
 in groups of as many lines.
 
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .formats.parquet import METADATA_KEY, pyarrow_modules
-from .formats.step_columns import ROWS_PER_GROUP
+from .formats.step_columns import ROWS_PER_GROUP, gather
 
 __all__ = ["StepBatch", "read"]
 
@@ -88,10 +88,10 @@ def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int 
     groups = _parquet_groups(path, actions, shuffle, seed) if parquet else _jsonl_groups(path, actions, shuffle, seed)
     rng = np.random.default_rng(seed)
     for group in groups:
-        order = rng.permutation(len(group)).astype(np.int32) if shuffle else None
+        if shuffle:  # the whole group at once: one gather per column, not one per batch
+            group = _take(group, rng.permutation(len(group)).astype(np.int32))
         for start in range(0, len(group), batch_size):
-            stop = min(start + batch_size, len(group))
-            yield _slice(group, start, stop) if order is None else _take(group, order[start:stop])
+            yield _slice(group, start, min(start + batch_size, len(group)))
 
 
 # ---------------------------------------------------------------- Parquet
@@ -226,19 +226,9 @@ def _take(group: StepBatch, rows: np.ndarray) -> StepBatch:
     ragged = []
     for name in _RAGGED:
         offsets, values = getattr(group, f"{name}_offsets"), getattr(group, name)
-        ragged += _gather(offsets, values, rows)
+        ragged += gather(offsets, values, rows)
     return StepBatch(group.actions, group.step[rows], *ragged, group.legal[rows], group.costs[rows],
                      group.optimal[rows], group.action[rows])
-
-
-def _gather(offsets: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of an offsets + values column: their new offsets and values."""
-    starts = offsets[rows]
-    lengths = offsets[rows + 1] - starts
-    new = np.zeros(len(rows) + 1, dtype=offsets.dtype)
-    np.cumsum(lengths, out=new[1:])
-    index = np.repeat(starts - new[:-1], lengths) + np.arange(new[-1], dtype=offsets.dtype)
-    return new, values[index]
 
 
 def _slice(group: StepBatch, start: int, stop: int) -> StepBatch:

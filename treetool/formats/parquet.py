@@ -16,6 +16,7 @@ Hugging Face ``datasets`` need no extension type).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -80,13 +81,14 @@ class ParquetOutput:
     """
 
     def __init__(self, path: str, columns: Any, metadata: dict[str, Any]) -> None:
-        _, parquet = pyarrow_modules()
+        pyarrow, parquet = pyarrow_modules()
         self._columns = columns
         self.metadata = {"treetool_version": __version__, "schema_version": SCHEMA_VERSION, **metadata}
         self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
         try:
             self._writer = parquet.ParquetWriter(self._out.stream, columns.schema, compression="zstd",
-                                                 store_schema=False, use_dictionary=_dictionary_columns(columns.schema))
+                                                 store_schema=False, use_dictionary=_dictionary_columns(columns.schema),
+                                                 memory_pool=pyarrow.system_memory_pool())  # returns freed memory (mimalloc kept ~15 MB)
         except BaseException:
             self._out.abort()
             raise
@@ -133,6 +135,8 @@ class ParquetOutput:
             self._groups.put(None)
             self._thread.join()
         if not ok:
+            with contextlib.suppress(Exception):  # the file is dropped: the run's own error is the one to report
+                self._writer.close()  # else the writer closes at garbage collection, writing to a closed file
             self._out.abort()
             return
         try:

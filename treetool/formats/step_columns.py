@@ -9,109 +9,165 @@ actions, in the system's legal order) or, with an action vocabulary
 (``treetool.oracles.vocabulary``), one int column per action id, ``cost:SPELLING``,
 -1 where illegal, as ``oracle.cost_vector`` gives them.
 
-A walk's transitions pass unchanged tuples on (the buffer and the heads
-change at some steps only), so each distinct tuple of a row group is
-converted once and its rows taken from it (``take``): the values of a
-step file are mostly repeats. A step is read as the tuple of the fields of
-``treetool.oracles.annotate.Step``, in order, so the core encodes the
-oracles' records without importing them.
+Writing must stay cheap beside the walk (a few microseconds a step), so no
+Python code runs per step: a walk's columns (:data:`SEGMENTS`) are packed
+into one run of C ints by a single ``struct.pack`` over C iterators
+(``zip``, ``map``, ``chain``), its spellings as ids of the walk's own (the
+run's ids are given in the main process, in input order, so that ``--jobs``
+writes the same file), and a row group's walks are joined as a few growing
+buffers (no small objects per walk left to scatter over the heap while a
+group fills). A walk's transitions pass unchanged tuples on (the buffer and
+the heads change at some steps only), so each distinct tuple is packed once
+and its steps' rows gathered from it by numpy, which with pyarrow builds the
+record batch in the writer thread. A step is read as the tuple of the fields
+of ``treetool.oracles.annotate.Step``, in order, so the core
+encodes the oracles' records without importing them.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import struct
 from array import array
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .parquet import pyarrow_modules
 
-__all__ = ["ROWS_PER_GROUP", "SequenceColumns", "SentenceSteps", "StepColumns", "sentence_steps"]
+__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps"]
 
-#: Rows per row group: the unit of writing (memory stays at one group) and of the reader's shuffling.
-ROWS_PER_GROUP = 65_536
+#: Rows per row group: the unit of writing and of the reader's shuffling. A run's memory grows with it (about
+#: 1.5 kB a row: a group filling, one being turned into columns and written); at 16,384 an EWT run peaks at
+#: about 135 MB (65,536: 210 MB), with the same file size and reading speed.
+ROWS_PER_GROUP = 16_384
 
 
-class Shared(NamedTuple):
-    """A column of tuples that repeat from step to step (buffer, heads, labels): each distinct one once."""
-
-    lengths: array
-    values: Any
-    """The distinct tuples' items one after the other (an ``array('i')``; a list of strings for labels)."""
-    index: array
-    """Per step, the position of its tuple among the sentence's distinct ones."""
+#: The int columns of a walk, one after the other in :attr:`SentenceSteps.ints`. A list column is its lengths
+#: (one per row) and its items; ``buffer``, ``heads`` and ``labels`` hold the walk's distinct tuples (the
+#: walk passes unchanged tuples on, so most steps repeat the one before), with per step the ``index`` of its
+#: own; ``legal``, ``optimal``, ``action`` and ``labels`` are ids into the walk's spellings (labels: -1 for
+#: no label yet); ``costs`` is aligned with ``legal``.
+SEGMENTS = ("stack_lengths", "stack", "buffer_lengths", "buffer", "buffer_index", "heads_lengths", "heads",
+            "heads_index", "legal_lengths", "legal", "costs", "optimal_lengths", "optimal", "action", "labels_lengths",
+            "labels", "labels_index")
+_SEGMENT = {name: position for position, name in enumerate(SEGMENTS)}
 
 
 class SentenceSteps(NamedTuple):
-    """One sentence's walk as a worker hands it back: flat arrays (cheap to pickle, and nothing per step is
-    left for the garbage collector to scan while a row group fills)."""
+    """One sentence's walk as a worker hands it back: its columns as one run of C ints (cheap to pickle, and
+    cheap to join into a row group: a few objects per walk, not one per step or per column)."""
 
     sent_id: str
-    steps: int
-    stack_lengths: array
-    stack_values: array
-    buffer: Shared
-    heads: Shared
-    labels: Shared | None
-    legal_lengths: array
-    legal: list[str]
-    """The legal actions' spellings, step after step; their costs are ``costs``."""
-    costs: array
-    optimal_lengths: array
-    optimal: list[str]
-    actions: list[str]
+    sizes: tuple[int, ...]
+    """The number of ints of each of :data:`SEGMENTS` (the first: the walk's steps)."""
+    ints: bytes
+    spellings: tuple[str, ...]
+    """The walk's action spellings, in order of first appearance (legal actions, optimal ones, actions taken)."""
+    label_spellings: tuple[str, ...]
     vectors: bytes | None
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
 def sentence_steps(sent_id: str, steps: Iterable[Any], vector: Any = None) -> SentenceSteps:
-    """The columns of one walk; ``vector(step)``, when given, is the step's cost vector (numpy, C ints)."""
+    """The columns of one walk; ``vector(step)``, when given, is the step's cost vector (numpy, C ints).
+
+    One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
+    """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
     if not steps:
-        empty = Shared(array("i"), array("i"), array("i"))
-        return SentenceSteps(sent_id, 0, array("i"), array("i"), empty, empty, None, array("i"), [], array("i"),
-                             array("i"), [], [], vectors)
+        return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = zip(*steps)
     chain = itertools.chain.from_iterable
-    return SentenceSteps(
-        sent_id, len(steps), array("i", map(len, stacks)), _ints(stacks), _shared(buffers, _ints), _shared(heads, _ints),
-        None if labels[0] is None else _shared(labels, _strings), array("i", map(len, costs)), list(chain(costs)),
-        _ints(tuple(map(dict.values, costs))), array("i", map(len, optimal)), list(chain(optimal)), list(actions),
-        vectors)
+    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal), actions))))
+    ids = _ids(spellings)
+    count, legal = len(steps), sum(map(len, costs))
+    sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
+    for column in (buffers, heads):
+        _distinct(column, sizes, parts)
+    sizes += [count, legal, legal, count, sum(map(len, optimal)), count]
+    parts += [map(len, costs), map(ids, chain(costs)), chain(map(dict.values, costs)), map(len, optimal),
+              map(ids, chain(optimal)), map(ids, actions)]
+    label_spellings: tuple[str, ...] = ()
+    if labels[0] is None:
+        sizes += [0, 0, 0]
+    else:
+        distinct = _distinct(labels, sizes, parts)
+        label_spellings = tuple(label for label in dict.fromkeys(chain(distinct)) if label is not None)
+        parts[-2] = map(_ids(label_spellings, {None: -1}), chain(distinct))
+    ints = struct.pack(f"{sum(sizes)}i", *chain(parts))
+    return SentenceSteps(sent_id, tuple(sizes), ints, spellings, label_spellings, vectors)
 
 
-def _shared(tuples: tuple[tuple, ...], values: Callable[[list], Any]) -> Shared:
-    """The distinct tuples of a walk's column: a run of the same object (a walk passes unchanged tuples on) is
-    one tuple, which the steps of the run point to."""
-    distinct = [tuples[0], *itertools.compress(tuples[1:], map(operator.is_not, tuples[1:], tuples))]
-    index = array("i", itertools.accumulate(map(operator.is_not, tuples[1:], tuples), initial=0))
-    return Shared(array("i", map(len, distinct)), values(distinct), index)
+def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]) -> list[tuple]:
+    """Add a shared column's segments (lengths, items, index: :data:`SEGMENTS`) to ``sizes`` and ``parts``; its
+    distinct tuples. A run of the same object (a walk passes unchanged tuples on) is one tuple."""
+    changed = list(map(operator.is_not, tuples[1:], tuples))
+    distinct = [tuples[0], *itertools.compress(tuples[1:], changed)]
+    sizes += [len(distinct), sum(map(len, distinct)), len(tuples)]
+    parts += [map(len, distinct), itertools.chain.from_iterable(distinct), itertools.accumulate(changed, initial=0)]
+    return distinct
 
 
-def _ints(collections: Sequence[Collection[int]]) -> array:
-    """The ints of ``collections`` one after the other, as an ``array('i')``: packed by ``struct`` (about a
-    third faster than ``array`` or ``numpy.fromiter`` taking them one by one)."""
-    count = sum(map(len, collections))
-    return array("i", struct.pack(f"{count}i", *itertools.chain.from_iterable(collections)))
+def _ids(spellings: Sequence[str], extra: dict | None = None) -> Any:
+    """The id of a spelling: its position in ``spellings`` (or its value in ``extra``)."""
+    ids = dict(zip(spellings, itertools.count()))
+    ids.update(extra or {})
+    return ids.__getitem__
 
 
-def _strings(collections: Sequence[Collection[str | None]]) -> list[str | None]:
-    return list(itertools.chain.from_iterable(collections))
+class _Numbered(dict):
+    """Numbers its keys in order of first lookup: ``numbered[key]`` is ``key``'s number, a new key the next."""
+
+    def __missing__(self, key: Any) -> int:
+        self[key] = number = len(self)
+        return number
 
 
 class _Group:
-    """The walks of one row group, column by column."""
+    """One row group's walks: their ints, sizes, sent_ids and vectors joined (a few growing buffers), their
+    spellings' and labels' run ids joined with how many each walk has; and the run's spellings and labels as
+    they were when the group was full."""
 
     def __init__(self) -> None:
         self.rows = 0
-        self.sentences: list[SentenceSteps] = []
+        self.ints, self.sent_ids, self.vectors = bytearray(), bytearray(), bytearray()
+        self.sizes, self.sent_id_ends = array("i"), array("i")
+        self.spelling_ids, self.spellings, self.label_ids, self.label_spellings = (array("i") for _ in range(4))
+        self.actions: list[str] = []
+        self.labels: list[str] = []
 
-    def add(self, sentence: SentenceSteps) -> None:
-        self.sentences.append(sentence)
-        self.rows += sentence.steps
+    def add(self, walk: SentenceSteps, spelling_ids: array, label_ids: array) -> None:
+        self.rows += walk.sizes[0]
+        self.ints += walk.ints
+        self.sizes.extend(walk.sizes)
+        self.sent_ids += walk.sent_id.encode("utf-8")
+        self.sent_id_ends.append(len(self.sent_ids))
+        self.spelling_ids += spelling_ids
+        self.spellings.append(len(spelling_ids))
+        self.label_ids += label_ids
+        self.label_spellings.append(len(label_ids))
+        if walk.vectors is not None:
+            self.vectors += walk.vectors
+
+    def columns(self) -> dict[str, Any]:
+        """Each of :data:`SEGMENTS` over the group's walks (numpy), and per walk (``steps``, ``*_distinct``,
+        ``*_items``) the sizes the batch needs."""
+        np = _numpy()
+        sizes = np.frombuffer(self.sizes, dtype=np.int32).reshape(-1, len(SEGMENTS))
+        ints, self.ints = np.frombuffer(self.ints, dtype=np.int32), bytearray()  # freed once split
+        starts = _starts(sizes.ravel()).reshape(sizes.shape)
+        columns = {name: ints[_ranges(starts[:, k], sizes[:, k])] for k, name in enumerate(SEGMENTS)}
+        for name in ("buffer", "heads", "labels"):
+            columns[f"{name}_distinct"] = sizes[:, _SEGMENT[f"{name}_lengths"]]
+        for name in ("labels", "legal", "optimal"):
+            columns[f"{name}_items"] = sizes[:, _SEGMENT[name]]
+        columns["steps"] = sizes[:, 0]
+        for name in ("spelling_ids", "spellings", "label_ids", "label_spellings"):
+            columns[name] = np.frombuffer(getattr(self, name), dtype=np.int32)
+        return columns
 
 
 class StepColumns:
@@ -126,10 +182,15 @@ class StepColumns:
     def __init__(self, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
         self.pa, _ = pyarrow_modules()
         self.labelled, self.vocabulary = labelled, vocabulary
-        self.actions: list[str] = list(vocabulary or ())
-        self._action_ids = {a: i for i, a in enumerate(self.actions)}
+        self._action_ids = _Numbered((a, i) for i, a in enumerate(vocabulary or ()))
+        self._label_ids = _Numbered()
         self.schema = self._schema()
         self._group = _Group()
+
+    @property
+    def actions(self) -> list[str]:
+        """Every action spelling met so far, by dictionary id."""
+        return list(self._action_ids)
 
     def _schema(self) -> Any:
         pa = self.pa
@@ -146,51 +207,53 @@ class StepColumns:
 
     def add(self, sentence: SentenceSteps) -> _Group | None:
         """Take one walk; the row group when it is full, else None."""
-        self._group.add(sentence)
+        self._group.add(sentence, array("i", map(self._action_ids.__getitem__, sentence.spellings)),
+                        array("i", map(self._label_ids.__getitem__, sentence.label_spellings)))
         return self.flush() if self._group.rows >= ROWS_PER_GROUP else None
 
     def flush(self) -> _Group | None:
         """The row group of the walks taken since the last one (None if none)."""
         group, self._group = self._group, _Group()
-        return group if group.rows else None
+        if not group.rows:
+            return None
+        group.actions, group.labels = self.actions, list(self._label_ids)
+        return group
 
     def batch(self, group: _Group) -> Any:
         """The record batch of a row group."""
         np, pa = _numpy(), self.pa
-        walks = group.sentences
-        counts = np.array([w.steps for w in walks], dtype=np.int64)
-        starts = np.cumsum(counts) - counts
-        sentence = pa.array(np.repeat(np.arange(len(counts), dtype=np.int32), counts))
-        columns = [pa.DictionaryArray.from_arrays(sentence, pa.array([w.sent_id for w in walks], pa.string())),
-                   pa.array((np.arange(group.rows) - np.repeat(starts, counts) + 1).astype(np.int32)),
-                   _list_array(pa, _joined(w.stack_lengths for w in walks), pa.array(_joined(w.stack_values for w in walks))),
-                   _taken(pa, [w.buffer for w in walks], counts), _taken(pa, [w.heads for w in walks], counts)]
+        columns = group.columns()
+        counts = columns["steps"]
+        ints = functools.partial(_ints_array, pa)
+        sent_ids = pa.StringArray.from_buffers(len(counts), pa.py_buffer(_offsets(np.frombuffer(group.sent_id_ends, dtype=np.int32), ends=True)),
+                                               pa.py_buffer(group.sent_ids))
+        batch = [pa.DictionaryArray.from_arrays(_ints_array(pa, np.repeat(np.arange(len(counts), dtype=np.int32), counts)),
+                                                sent_ids),
+                 _ints_array(pa, np.arange(1, group.rows + 1, dtype=np.int32) - np.repeat(_starts(counts), counts)),
+                 _list_array(pa, columns["stack_lengths"], _ints_array(pa, columns["stack"])),
+                 _taken(pa, columns, "buffer", columns["buffer"], ints),
+                 _taken(pa, columns, "heads", columns["heads"], ints)]
         if self.labelled:
-            columns.append(_taken(pa, [w.labels for w in walks], counts))
-        taken = self._ids(_chained(w.actions for w in walks), group.rows)
-        legal = None
-        if self.vocabulary is None:
-            legal_lengths = _joined(w.legal_lengths for w in walks)
-            legal = (legal_lengths, self._ids(_chained(w.legal for w in walks), int(legal_lengths.sum())))
-        optimal_lengths = _joined(w.optimal_lengths for w in walks)
-        optimal = (optimal_lengths, self._ids(_chained(w.optimal for w in walks), int(optimal_lengths.sum())))
-        spellings = pa.array(self.actions, pa.string())  # after the ids: complete
-        if legal is not None:
-            columns += [_spelled(pa, legal, spellings), _list_array(pa, legal[0], pa.array(_joined(w.costs for w in walks)))]
-        else:
-            matrix = np.frombuffer(b"".join([w.vectors for w in walks]), dtype=np.intc).reshape(group.rows, -1)
-            columns += [pa.array(np.ascontiguousarray(column, dtype=np.int32)) for column in matrix.T]
-        columns += [_spelled(pa, optimal, spellings), pa.DictionaryArray.from_arrays(pa.array(taken), spellings)]
-        return pa.record_batch(columns, schema=self.schema)
+            labels = _run_ids(columns, "labels", "labels_items", "label_ids", "label_spellings")
+            spelled_labels = _strings_array(pa, group.labels)
+            batch.append(_taken(pa, columns, "labels", labels, lambda taken: pa.DictionaryArray.from_arrays(
+                _ints_array(pa, taken, valid=taken >= 0), spelled_labels)))
+        spellings = _strings_array(pa, group.actions)
 
-    def _ids(self, spellings: list[str], count: int) -> Any:
-        """The ids of ``count`` action spellings (a numpy array); a spelling not met before gets the next id."""
-        np = _numpy()
-        try:
-            return np.fromiter(map(self._action_ids.__getitem__, spellings), np.int32, count)
-        except KeyError:
-            _learn(self._action_ids, self.actions, spellings)
-            return np.fromiter(map(self._action_ids.__getitem__, spellings), np.int32, count)
+        def spelled(name: str, items: str) -> Any:
+            ids = _run_ids(columns, name, items, "spelling_ids", "spellings")
+            return pa.DictionaryArray.from_arrays(_ints_array(pa, ids), spellings)
+
+        if self.vocabulary is None:
+            legal_offsets = _ints_array(pa, _offsets(columns["legal_lengths"]))
+            batch += [pa.ListArray.from_arrays(legal_offsets, spelled("legal", "legal_items")),
+                      pa.ListArray.from_arrays(legal_offsets, _ints_array(pa, columns["costs"]))]
+        else:
+            matrix = np.frombuffer(group.vectors, dtype=np.intc).reshape(group.rows, -1)
+            batch += [_ints_array(pa, column) for column in matrix.T]
+        batch += [_list_array(pa, columns["optimal_lengths"], spelled("optimal", "optimal_items")),
+                  spelled("action", "steps")]
+        return pa.record_batch(batch, schema=self.schema)
 
 
 class SequenceColumns:
@@ -237,6 +300,8 @@ class SequenceColumns:
                                schema=self.schema)
 
 
+
+
 def _learn(ids: dict[str, int], spellings: list[str], met: Iterable[str]) -> None:
     """Give each spelling of ``met`` not in ``ids`` the next id, in order of first appearance (so that a run
     writes the same ids every time)."""
@@ -252,45 +317,76 @@ def _numpy() -> Any:
     return numpy
 
 
-def _joined(arrays: Iterable[array]) -> Any:
-    """``array('i')`` pieces as one numpy int32 array."""
-    joined = array("i")
-    for piece in arrays:
-        joined += piece
-    return _numpy().frombuffer(joined, dtype=_numpy().int32)
-
-
-def _chained(lists: Iterable[list[str]]) -> list[str]:
-    return list(itertools.chain.from_iterable(lists))
-
-
-def _offsets(lengths: Any) -> Any:
+def _offsets(lengths: Any, ends: bool = False) -> Any:
+    """The offsets (int32, one more than the lists) of lists of ``lengths`` (``ends``: given their ends)."""
     np = _numpy()
     offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
+    if ends:
+        offsets[1:] = lengths
+    else:
+        np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+def _starts(counts: Any) -> Any:
+    """Where each of pieces of ``counts`` items starts among them all (int32, as every index of a row group:
+    half the memory of numpy's default int64)."""
+    np = _numpy()
+    return np.cumsum(counts, dtype=np.int32) - counts.astype(np.int32, copy=False)
+
+
+def _ranges(starts: Any, lengths: Any) -> Any:
+    """The positions of the ranges ``starts[i]`` to ``starts[i] + lengths[i]``, one range after the other."""
+    np = _numpy()
+    positions = np.repeat((starts - _starts(lengths)).astype(np.int32, copy=False), lengths)
+    positions += np.arange(len(positions), dtype=np.int32)
+    return positions
+
+
+def gather(offsets: Any, values: Any, rows: Any) -> tuple[Any, Any]:
+    """Rows of a list column held as offsets + values (numpy): their new offsets and their values, in the
+    order of ``rows``."""
+    starts = offsets[rows]
+    lengths = offsets[rows + 1] - starts
+    return _offsets(lengths).astype(offsets.dtype, copy=False), values[_ranges(starts, lengths)]
 
 
 def _list_array(pa: Any, lengths: Any, values: Any) -> Any:
     """An Arrow list array of the lists of ``lengths`` over ``values``."""
-    return pa.ListArray.from_arrays(pa.array(_offsets(lengths)), values)
+    return pa.ListArray.from_arrays(_ints_array(pa, _offsets(lengths)), values)
 
 
-def _taken(pa: Any, columns: list[Shared], counts: Any) -> Any:
-    """The rows of the walks' shared columns: their distinct tuples converted once, each taken by its steps."""
+def _ints_array(pa: Any, values: Any, valid: Any = None) -> Any:
+    """A numpy array as an Arrow int32 array (null where ``valid`` is False), on the same memory when it can.
+    Built from buffers, not by ``pyarrow.array``, which imports pandas (when installed) to check for its
+    types: 50 MB and a third of a second."""
     np = _numpy()
-    lengths = _joined(c.lengths for c in columns)
-    if isinstance(columns[0].values, list):  # labels: strings, None for no label yet
-        spelled = pa.array(_chained(c.values for c in columns), pa.string()).dictionary_encode()
-        values = spelled.cast(pa.dictionary(pa.int32(), pa.string()))
-    else:
-        values = pa.array(_joined(c.values for c in columns))
-    bases = np.cumsum([len(c.lengths) for c in columns]) - np.array([len(c.lengths) for c in columns])
-    index = _joined(c.index for c in columns) + np.repeat(bases, counts).astype(np.int32)
-    return _list_array(pa, lengths, values).take(pa.array(index))
+    values = np.ascontiguousarray(values, dtype=np.int32)
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.int32(), len(values), [bitmap, pa.py_buffer(values)])
 
 
-def _spelled(pa: Any, lists: tuple[Any, Any], spellings: Any) -> Any:
-    """(lengths, ids) over ``spellings`` as an Arrow list<dictionary<int32, string>> array."""
-    lengths, ids = lists
-    return _list_array(pa, lengths, pa.DictionaryArray.from_arrays(pa.array(ids), spellings))
+def _strings_array(pa: Any, strings: Sequence[str]) -> Any:
+    """An Arrow string array of ``strings`` (built from buffers: :func:`_ints_array`)."""
+    encoded = [s.encode("utf-8") for s in strings]
+    ends = _numpy().fromiter(itertools.accumulate(map(len, encoded)), _numpy().int32, len(encoded))
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(_offsets(ends, ends=True)),
+                                       pa.py_buffer(b"".join(encoded)))
+
+
+def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables: str) -> Any:
+    """The column ``name`` of a group's walks (each walk's own ids; ``items`` per walk) as the run's ids (the
+    walks' tables joined in ``table``, ``tables`` long each); -1 stays -1."""
+    np = _numpy()
+    local = columns[name]
+    run = columns[table][local + np.repeat(_starts(columns[tables]), columns[items])]
+    return np.where(local < 0, -1, run).astype(np.int32)
+
+
+def _taken(pa: Any, columns: dict[str, Any], name: str, values: Any, arrow: Callable[[Any], Any]) -> Any:
+    """The rows of a group's shared column ``name`` (:data:`SEGMENTS`): its distinct tuples' ``values`` (numpy),
+    each taken by its steps, made an Arrow array by ``arrow``."""
+    np = _numpy()
+    index = columns[f"{name}_index"] + np.repeat(_starts(columns[f"{name}_distinct"]), columns["steps"])
+    offsets, taken = gather(_offsets(columns[f"{name}_lengths"]), values, index)
+    return pa.ListArray.from_arrays(_ints_array(pa, offsets), arrow(taken))
