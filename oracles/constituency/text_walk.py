@@ -31,13 +31,10 @@ from .oracle_walk import OracleWalk
 __all__ = ["TextOracle"]
 
 #: The items of bracket text, as tuples of ``findall``: a preterminal ``(tag word)``, an opening bracket and the
-#: label after it ("" when none follows), a closing bracket, a word elsewhere. ``\s`` is what ``str.split``
-#: splits on, so the items are those of the reader's tokens; every character but white space is in one.
-_ITEMS = re.compile(r"\(\s*([^\s()]+)\s+([^\s()]+)\s*\)|\(\s*([^\s()]*)|(\))|([^\s()]+)")
-
-#: The most phrases open at once: with a preterminal inside, the reader's limit of nested brackets.
-_MAX_PHRASES = MAX_DEPTH - 1
-
+#: label right after it ("" when none), a closing bracket, a word elsewhere; every character but white space
+#: (``\s``: what the reader's ``str.split`` splits on) is in one. Written as the treebanks write them: other
+#: spacing (``( S``, ``(NN  word)``) makes a bracket without a label or a word beside brackets, left to the reader.
+_ITEMS = re.compile(r"\(([^\s()]+) ([^\s()]+)\)|\(([^\s()]*)|(\))|([^\s()]+)")
 
 class TextOracle:
     """One tree's text -> its :class:`OracleWalk`, or ``None`` for a text this fast path leaves to the reader.
@@ -63,28 +60,28 @@ class TextOracle:
     def __call__(self, text: str) -> OracleWalk | None:
         """The walk of the one tree of ``text``, or ``None`` (module docstring).
 
-        ``stack``: the open phrases, each ``[label, children kept]``; the first
-        ``wrappers`` of them are wrappers to remove, the first ``written``
-        have had their ``(X`` written (the others may yet be emptied).
+        ``stack``: ``[label, constituents kept, whether one was dropped]`` for
+        the input (the bottom, where exactly one tree must be kept) and each
+        open phrase; the first ``wrappers`` entries are not written (the input
+        and the wrappers to remove), the first ``written`` have had their
+        ``(X`` written or need none (the others may yet be emptied).
         """
         labels, kind, label_first, trace, wrapper_labels = (self.labels, self.kind, self.label_first, self.trace,
                                                             self.wrappers)
-        stack: list[list] = []
-        written = wrappers = deepest = chain = longest = 0  # chain: the one-child chain ending at the last item
-        done = after_open = False
+        stack: list[list] = [[None, 0, False]]
+        written = wrappers = 1
+        deepest = chain = longest = 0  # chain: the one-child chain ending at the last item
         texts: list[str] = []
         tags: list[str] = []
         words: list[str] = []
         actions: list[str] = []
         for tag, word, label, close, stray in _ITEMS.findall(text):
             if tag:  # a preterminal
-                after_open = False
                 if tag == trace:
+                    stack[-1][2] = True
                     continue
-                if len(stack) <= wrappers:
-                    return None  # the tree is a preterminal, or there is no tree around it
                 if written < len(stack):  # write the phrases around the first word written in them
-                    for name, _ in stack[max(written, wrappers):]:
+                    for name, _, _ in stack[max(written, wrappers):]:
                         texts.append(" (" + name)
                         if label_first:
                             actions.append(f"{kind}({name})")
@@ -99,14 +96,17 @@ class TextOracle:
                 chain = 0
                 top = stack[-1]
                 top[1] += 1
-                if top[1] == 1 and not label_first:
+                if not label_first and top[1] == 1 and len(stack) > wrappers:
                     actions.append(f"{kind}({top[0]})")
             elif close:
-                if after_open or not stack:
-                    return None  # "()", "(X)" or a stray ")"
-                name, kept = stack.pop()
+                if len(stack) == 1:
+                    return None  # a stray ")"
+                name, kept, dropped = stack.pop()
                 if not kept:
-                    continue  # emptied by dropping traces: dropped too
+                    if not dropped:
+                        return None  # "()" or "(X)"
+                    stack[-1][2] = True  # emptied by dropping traces: dropped too
+                    continue
                 written -= 1
                 if len(stack) >= wrappers:
                     texts.append(")")
@@ -118,25 +118,23 @@ class TextOracle:
                     wrappers -= 1
                 else:
                     return None  # a wrapper around several constituents: not one tree
-                if not stack:
-                    done = True
-                    continue
                 top = stack[-1]
                 top[1] += 1
-                if top[1] == 1 and not label_first and len(stack) > wrappers:
+                if not label_first and top[1] == 1 and len(stack) > wrappers:
                     actions.append(f"{kind}({top[0]})")
             elif not stray:  # an opening bracket
-                if done or len(stack) == _MAX_PHRASES or label == trace or not (label or (
-                        not stack and "" in wrapper_labels)):
-                    return None  # a second tree, too deep, a -NONE- phrase, a bracket without a label
-                after_open = True
-                label = labels.get(label) or self.clean_label(label)
-                if len(stack) == wrappers and label in wrapper_labels:
+                if len(stack) == MAX_DEPTH or label == trace or not (label or (
+                        len(stack) == 1 and "" in wrapper_labels)):
+                    return None  # too deep (with a preterminal inside), a -NONE- phrase, a bracket without a label
+                name = labels.get(label)
+                if name is None:
+                    name = self.clean_label(label)
+                if len(stack) == wrappers and name in wrapper_labels:
                     wrappers += 1
-                stack.append([label, 0])
+                stack.append([name, 0, False])
             else:
                 return None  # a word beside brackets
-        if not done:
-            return None  # no tree, or only traces
+        if stack != [[None, 1, False]] or actions[-1] != "REDUCE":
+            return None  # open brackets, no tree or several, traces beside the tree, a preterminal alone
         texts[0] = texts[0][1:]  # the root's "(X" without the space before it
         return OracleWalk("".join(texts), tags, words, actions, deepest, longest)
