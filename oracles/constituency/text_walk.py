@@ -63,8 +63,9 @@ class TextOracle:
         ``stack``: ``[label, constituents kept, whether one was dropped]`` for
         the input (the bottom, where exactly one tree must be kept) and each
         open phrase; the first ``wrappers`` entries are not written (the input
-        and the wrappers to remove), the first ``written`` have had their
-        ``(X`` written or need none (the others may yet be emptied).
+        and the wrappers to remove), the first ``written`` (at least those)
+        have had their ``(X`` written or need none (the others may yet be
+        emptied).
         """
         labels, kind, label_first, trace, wrapper_labels = (self.labels, self.kind, self.label_first, self.trace,
                                                             self.wrappers)
@@ -81,7 +82,7 @@ class TextOracle:
                     stack[-1][2] = True
                     continue
                 if written < len(stack):  # write the phrases around the first word written in them
-                    for name, _, _ in stack[max(written, wrappers):]:
+                    for name, _, _ in stack[written:]:
                         texts.append(" (" + name)
                         if label_first:
                             actions.append(f"{kind}({name})")
@@ -131,6 +132,7 @@ class TextOracle:
                     name = self.clean_label(label)
                 if len(stack) == wrappers and name in wrapper_labels:
                     wrappers += 1
+                    written += 1  # a wrapper needs no text
                 stack.append([name, 0, False])
             else:
                 return None  # a word beside brackets
