@@ -50,11 +50,15 @@ class TextOracle:
         self.trace = TRACE_LABEL if drop_traces else None
         self.strip_functions = strip_functions
         self.wrappers = WRAPPER_LABELS if remove_wrapper else frozenset()
-        self.labels: dict[str, str] = {}  # label as read -> as written (cleaning once per distinct label)
+        #: Label as read -> as written, for the labels read before but the trace label and "" (so that one look-up
+        #: tells a label to write from one to check).
+        self.labels: dict[str, str] = {}
 
     def clean_label(self, label: str) -> str:
-        """``label`` as written, remembered for the next time it is read."""
-        clean = self.labels[label] = strip_label(label) if self.strip_functions else label
+        """``label`` as written, remembered for the next time it is read (not "": see :attr:`labels`)."""
+        clean = strip_label(label) if self.strip_functions else label
+        if label:
+            self.labels[label] = clean
         return clean
 
     def __call__(self, text: str) -> OracleWalk | None:
@@ -78,9 +82,12 @@ class TextOracle:
         actions: list[str] = []
         for tag, word, label, close, stray in _ITEMS.findall(text):
             if tag:  # a preterminal
-                if tag == trace:
-                    stack[-1][2] = True
-                    continue
+                pos = labels.get(tag)
+                if pos is None:
+                    if tag == trace:
+                        stack[-1][2] = True
+                        continue
+                    pos = self.clean_label(tag)
                 if written < len(stack):  # write the phrases around the first word written in them
                     for name, _, _ in stack[written:]:
                         texts.append(" (" + name)
@@ -89,10 +96,9 @@ class TextOracle:
                     written = len(stack)
                     if written - 1 - wrappers > deepest:
                         deepest = written - 1 - wrappers
-                tag = labels.get(tag) or self.clean_label(tag)
-                tags.append(tag)
+                tags.append(pos)
                 words.append(word)
-                texts.append(f" ({tag} {word})")
+                texts.append(f" ({pos} {word})")
                 actions.append("SHIFT")
                 chain = 0
                 top = stack[-1]
@@ -124,13 +130,15 @@ class TextOracle:
                 if not label_first and top[1] == 1 and len(stack) > wrappers:
                     actions.append(f"{kind}({top[0]})")
             elif not stray:  # an opening bracket
-                if len(stack) == MAX_DEPTH or label == trace or not (label or (
-                        len(stack) == 1 and "" in wrapper_labels)):
-                    return None  # too deep (with a preterminal inside), a -NONE- phrase, a bracket without a label
+                depth = len(stack)
                 name = labels.get(label)
                 if name is None:
+                    if label == trace or not (label or (depth == 1 and "" in wrapper_labels)):
+                        return None  # a -NONE- phrase, a bracket without a label
                     name = self.clean_label(label)
-                if len(stack) == wrappers and name in wrapper_labels:
+                if depth == MAX_DEPTH:
+                    return None  # too deep (with a preterminal inside)
+                if depth == wrappers and name in wrapper_labels:
                     wrappers += 1
                     written += 1  # a wrapper needs no text
                 stack.append([name, 0, False])
