@@ -31,10 +31,10 @@ from .oracle_walk import OracleWalk
 __all__ = ["TextOracle"]
 
 #: The items of bracket text, as tuples of ``findall``: a preterminal ``(tag word)``, an opening bracket and the
-#: label right after it ("" when none), a closing bracket, a word elsewhere; every character but white space
+#: label right after it ("" when none), a closing bracket or a word elsewhere; every character but white space
 #: (``\s``: what the reader's ``str.split`` splits on) is in one. Written as the treebanks write them: other
 #: spacing (``( S``, ``(NN  word)``) makes a bracket without a label or a word beside brackets, left to the reader.
-_ITEMS = re.compile(r"\(([^\s()]+) ([^\s()]+)\)|\(([^\s()]*)|(\))|([^\s()]+)")
+_ITEMS = re.compile(r"\(([^\s()]+) ([^\s()]+)\)|\(([^\s()]*)|(\)|[^\s()]+)")
 
 class TextOracle:
     """One tree's text -> its :class:`OracleWalk`, or ``None`` for a text this fast path leaves to the reader.
@@ -80,7 +80,7 @@ class TextOracle:
         tags: list[str] = []
         words: list[str] = []
         actions: list[str] = []
-        for tag, word, label, close, stray in _ITEMS.findall(text):
+        for tag, word, label, other in _ITEMS.findall(text):
             if tag:  # a preterminal
                 pos = labels.get(tag)
                 if pos is None:
@@ -105,7 +105,7 @@ class TextOracle:
                 top[1] += 1
                 if not label_first and top[1] == 1 and len(stack) > wrappers:
                     actions.append(f"{kind}({top[0]})")
-            elif close:
+            elif other == ")":
                 if len(stack) == 1:
                     return None  # a stray ")"
                 name, kept, dropped = stack.pop()
@@ -129,7 +129,7 @@ class TextOracle:
                 top[1] += 1
                 if not label_first and top[1] == 1 and len(stack) > wrappers:
                     actions.append(f"{kind}({top[0]})")
-            elif not stray:  # an opening bracket
+            elif not other:  # an opening bracket
                 depth = len(stack)
                 name = labels.get(label)
                 if name is None:
