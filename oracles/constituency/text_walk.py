@@ -53,12 +53,15 @@ class TextOracle:
         #: Label as read -> as written, for the labels read before but the trace label and "" (so that one look-up
         #: tells a label to write from one to check).
         self.labels: dict[str, str] = {}
+        #: Label as written -> its labelled action (``NT(X)`` / ``PJ(X)``), made once.
+        self.label_actions: dict[str, str] = {}
 
     def clean_label(self, label: str) -> str:
         """``label`` as written, remembered for the next time it is read (not "": see :attr:`labels`)."""
         clean = strip_label(label) if self.strip_functions else label
         if label:
             self.labels[label] = clean
+        self.label_actions[clean] = f"{self.kind}({clean})"
         return clean
 
     def __call__(self, text: str) -> OracleWalk | None:
@@ -71,8 +74,8 @@ class TextOracle:
         have had their ``(X`` written or need none (the others may yet be
         emptied).
         """
-        labels, kind, label_first, trace, wrapper_labels = (self.labels, self.kind, self.label_first, self.trace,
-                                                            self.wrappers)
+        labels, label_action, label_first, trace, wrapper_labels = (self.labels, self.label_actions,
+                                                                    self.label_first, self.trace, self.wrappers)
         stack: list[list] = [[None, 0, False]]
         written = wrappers = 1
         deepest = chain = longest = 0  # chain: the one-child chain ending at the last item
@@ -92,7 +95,7 @@ class TextOracle:
                     for name, _, _ in stack[written:]:
                         texts.append(" (" + name)
                         if label_first:
-                            actions.append(f"{kind}({name})")
+                            actions.append(label_action[name])
                     written = len(stack)
                     if written - 1 - wrappers > deepest:
                         deepest = written - 1 - wrappers
@@ -104,7 +107,7 @@ class TextOracle:
                 top = stack[-1]
                 top[1] += 1
                 if not label_first and top[1] == 1 and len(stack) > wrappers:
-                    actions.append(f"{kind}({top[0]})")
+                    actions.append(label_action[top[0]])
             elif other == ")":
                 if len(stack) == 1:
                     return None  # a stray ")"
@@ -128,7 +131,7 @@ class TextOracle:
                 top = stack[-1]
                 top[1] += 1
                 if not label_first and top[1] == 1 and len(stack) > wrappers:
-                    actions.append(f"{kind}({top[0]})")
+                    actions.append(label_action[top[0]])
             elif not other:  # an opening bracket
                 depth = len(stack)
                 name = labels.get(label)
