@@ -124,18 +124,35 @@ HANDED_OVER = """\
 """
 
 
+#: Read before an error of the input itself: a NUL, or (``BROKEN``) invalid UTF-8 found by the line reader.
+ENDING_IN_ERRORS = "(S (NN a))\n(S (NN b)) foo (S\n  (NN c))\n(S (NN d)\x00)\n(S (NN e))\n"
+BROKEN = "(S (NN a))\n(S (NN b)) foo (S\n  (NN c)\n"
+
+
+def lines_then_invalid_utf8(text: str) -> Any:
+    yield from io.StringIO(text)
+    raise TreebankError("invalid UTF-8", filename="x.mrg", line=text.count("\n") + 1)
+
+
 @pytest.mark.parametrize("system", SYSTEMS[:2], ids=lambda s: s.name)
 @pytest.mark.parametrize("text", [HANDED_OVER, "\ufeff" + HANDED_OVER, "(S (NN a))\n(S (NN b)\n",
-                                  "(S (NN a))\n(NN b)\n(S (NN c))\n"])
+                                  "(S (NN a))\n(NN b)\n(S (NN c))\n", ENDING_IN_ERRORS, BROKEN])
 def test_reader_hands_over_to_the_general_parser(system: Any, text: str) -> None:
     """From the first tree the fast path declines, the general parser reads on: the same trees, at the same lines
-    and positions, and the same errors as without the fast path."""
+    and positions, and the same errors as without the fast path (the input's own errors too, after the same
+    trees)."""
     def read(fast_path: bool) -> tuple[list, list]:
         errors: list[TreebankError] = []
-        found = read_ptb_with_lines(io.StringIO(text), "x.mrg", drop_traces=True, strip_functions=True,
-                                    remove_wrapper=True, node=Bracket, one_root=True, on_error=errors.append,
-                                    positions=True, fast=system.text_oracle(True, True, True) if fast_path else None)
-        walks = [(line, position, item if type(item) is OracleWalk else derived(item)) for line, position, item in found]
+        found = read_ptb_with_lines(lines_then_invalid_utf8(text) if text is BROKEN else io.StringIO(text), "x.mrg",
+                                    drop_traces=True, strip_functions=True, remove_wrapper=True, node=Bracket,
+                                    one_root=True, on_error=errors.append, positions=True,
+                                    fast=system.text_oracle(True, True, True) if fast_path else None)
+        walks = []
+        try:
+            for line, position, item in found:
+                walks.append((line, position, item if type(item) is OracleWalk else derived(item)))
+        except TreebankError as err:
+            errors.append(err)
         return walks, [(str(error), error.line, error.raw) for error in errors]
 
     def derived(tree: Bracket) -> OracleWalk | str:

@@ -257,36 +257,49 @@ def _fast_then_general(
     A tree's text is its lines, up to the one where as many ``)`` as ``(``
     have been read. The general parser is then in the state it starts in
     (no tree open, no error being skipped): started there, it reads the
-    rest exactly as it would have read the whole input.
+    rest exactly as it would have read the whole input. So it also takes
+    over at a line with a NUL, or where reading the input fails (invalid
+    UTF-8), and meets them after the same lines as without the fast path.
     """
     group: list[str] = []  # the lines of the tree being read
     depth = 0  # "(" less ")" in them
     start = first_line  # the line the group starts on
     position = first_position - 1  # of the last tree read
-    for lineno, text in enumerate(lines, first_line):
-        if "\x00" in text:
-            refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
-        if not group:
-            start = lineno
-        group.append(text)
-        depth += text.count("(") - text.count(")")
-        if depth > 0:
-            continue
-        if depth == 0:
-            whole = text if len(group) == 1 else "".join(group)
-            if whole.isspace() or not whole:
-                group.clear()
+    rest: Iterable[str] = lines
+    try:
+        for lineno, text in enumerate(lines, first_line):
+            if not group:
+                start = lineno
+            group.append(text)
+            depth += text.count("(") - text.count(")")
+            if "\x00" in text:
+                break
+            if depth > 0:
                 continue
-            found = fast(whole)
-            if found is not None:
-                position += 1
-                yield start, position, found
-                group.clear()
-                continue
-        yield from general(itertools.chain(group, lines), start, position + 1)
-        return
-    if group:  # brackets still open at the end
-        yield from general(group, start, position + 1)
+            if depth == 0:
+                whole = text if len(group) == 1 else "".join(group)
+                if whole.isspace() or not whole:
+                    group.clear()
+                    continue
+                found = fast(whole)
+                if found is not None:
+                    position += 1
+                    yield start, position, found
+                    group.clear()
+                    continue
+            break
+        else:
+            if not group:
+                return
+    except TreebankError as err:  # raised by the lines themselves
+        rest = _failing(err)
+    yield from general(itertools.chain(group, rest), start, position + 1)
+
+
+def _failing(error: TreebankError) -> Iterator[str]:
+    """Lines whose reading fails with ``error`` at once."""
+    raise error
+    yield  # not reached: makes this a generator, which raises when it is first read
 
 
 def read_ptb(
