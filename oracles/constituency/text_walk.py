@@ -79,7 +79,7 @@ class TextOracle:
         labels, label_action, label_first, trace, wrapper_labels = (self.labels, self.label_actions,
                                                                     self.label_first, self.trace, self.wrappers)
         stack: list[list] = [[None, 0, False]]
-        written = wrappers = 1
+        depth = written = wrappers = 1  # depth: len(stack), counted (a call to len per item costs)
         deepest = chain = longest = 0  # chain: the one-child chain ending at the last item
         texts: list[str] = []
         tags: list[str] = []
@@ -93,12 +93,12 @@ class TextOracle:
                         stack[-1][2] = True
                         continue
                     pos = self.clean_label(tag)
-                if written < len(stack):  # write the phrases around the first word written in them
+                if written < depth:  # write the phrases around the first word written in them
                     for name, _, _ in stack[written:]:
                         texts.append(" (" + name)
                         if label_first:
                             actions.append(label_action[name])
-                    written = len(stack)
+                    written = depth
                     if written - 1 - wrappers > deepest:
                         deepest = written - 1 - wrappers
                 tags.append(pos)
@@ -108,19 +108,20 @@ class TextOracle:
                 chain = 0
                 top = stack[-1]
                 top[1] += 1
-                if not label_first and top[1] == 1 and len(stack) > wrappers:
+                if not label_first and top[1] == 1 and depth > wrappers:
                     actions.append(label_action[top[0]])
             elif other == ")":
-                if len(stack) == 1:
+                if depth == 1:
                     return None  # a stray ")"
                 _, kept, dropped = stack.pop()
+                depth -= 1
                 if not kept:
                     if not dropped:
                         return None  # "()" or "(X)"
                     stack[-1][2] = True  # emptied by dropping traces: dropped too
                     continue
                 written -= 1
-                if len(stack) >= wrappers:
+                if depth >= wrappers:
                     texts.append(")")
                     actions.append("REDUCE")
                     chain = chain + 1 if kept == 1 else 0
@@ -132,10 +133,9 @@ class TextOracle:
                     return None  # a wrapper around several constituents: not one tree
                 top = stack[-1]
                 top[1] += 1
-                if not label_first and top[1] == 1 and len(stack) > wrappers:
+                if not label_first and top[1] == 1 and depth > wrappers:
                     actions.append(label_action[top[0]])
             elif not other:  # an opening bracket
-                depth = len(stack)
                 name = labels.get(label)
                 if name is None:
                     if label == trace or not (label or (depth == 1 and "" in wrapper_labels)):
@@ -147,6 +147,7 @@ class TextOracle:
                     wrappers += 1
                     written += 1  # a wrapper needs no text
                 stack.append([name, 0, False])
+                depth += 1
             else:
                 return None  # a word beside brackets
         if stack != [[None, 1, False]] or actions[-1] != "REDUCE":
