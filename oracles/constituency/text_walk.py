@@ -78,7 +78,8 @@ class TextOracle:
         """
         labels, label_action, label_first, trace, wrapper_labels = (self.labels, self.label_actions,
                                                                     self.label_first, self.trace, self.wrappers)
-        stack: list[list] = [[None, 0, False]]
+        top = [None, 0, False]
+        stack: list[list] = [top]  # top: stack[-1]
         depth = written = wrappers = 1  # depth: len(stack), counted (a call to len per item costs)
         deepest = chain = longest = 0  # chain: the one-child chain ending at the last item
         texts: list[str] = []
@@ -90,7 +91,7 @@ class TextOracle:
                 pos = labels.get(tag)
                 if pos is None:
                     if tag == trace:
-                        stack[-1][2] = True
+                        top[2] = True
                         continue
                     pos = self.clean_label(tag)
                 if written < depth:  # write the phrases around the first word written in them
@@ -106,7 +107,6 @@ class TextOracle:
                 texts.append(f" ({pos} {word})")
                 actions.append("SHIFT")
                 chain = 0
-                top = stack[-1]
                 top[1] += 1
                 if not label_first and top[1] == 1 and depth > wrappers:
                     actions.append(label_action[top[0]])
@@ -115,10 +115,11 @@ class TextOracle:
                     return None  # a stray ")"
                 _, kept, dropped = stack.pop()
                 depth -= 1
+                top = stack[-1]
                 if not kept:
                     if not dropped:
                         return None  # "()" or "(X)"
-                    stack[-1][2] = True  # emptied by dropping traces: dropped too
+                    top[2] = True  # emptied by dropping traces: dropped too
                     continue
                 written -= 1
                 if depth >= wrappers:
@@ -131,7 +132,6 @@ class TextOracle:
                     wrappers -= 1
                 else:
                     return None  # a wrapper around several constituents: not one tree
-                top = stack[-1]
                 top[1] += 1
                 if not label_first and top[1] == 1 and depth > wrappers:
                     actions.append(label_action[top[0]])
@@ -146,7 +146,8 @@ class TextOracle:
                 if depth == wrappers and name in wrapper_labels:
                     wrappers += 1
                     written += 1  # a wrapper needs no text
-                stack.append([name, 0, False])
+                top = [name, 0, False]
+                stack.append(top)
                 depth += 1
             else:
                 return None  # a word beside brackets
