@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
+from treetool.oracles.constituency.oracle_walk import OracleWalk
 from treetool.oracles.constituency.tree import tokens
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
@@ -78,15 +79,23 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: str = "", shard: Shard | None = None) -> Iterator[tuple[str, int, int, Any]]:
+           system: ConstituencySystem | None = None, shard: Shard | None = None) -> Iterator[tuple[str, int, int, Any]]:
     """(path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
-    file); a file that is not PTB (by ``--from``, name or content) is an error naming it."""
+    file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
+
+    With ``system``, a tree the reader's fast path reads comes as the system's
+    :class:`OracleWalk` of it, already judged (:meth:`~ConstituencySystem.text_oracle`).
+    """
+    options = _ptb_options(clean)
+    if system is not None:
+        options["fast"] = system.text_oracle(clean, clean, clean)
     for path in paths:
         fmt = treebank_format(path, from_format)
         if fmt != "ptb":
-            raise TreebankError(f"--system {system} reads Penn Treebank trees; this file is {fmt}", filename=path)
+            name = system.name if system is not None else ""
+            raise TreebankError(f"--system {name} reads Penn Treebank trees; this file is {fmt}", filename=path)
         for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
-                                                  **_ptb_options(clean)):
+                                                  **options):
             yield path, line, position, tree
 
 
@@ -140,10 +149,9 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
     from treetool.formats.ptb import tree_to_line
 
-    for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system.name,
-                                             run.shard):
+    for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard):
         try:
-            text, tags, words, actions = run.system.bracket_oracle(tree)[:4]
+            text, tags, words, actions = (tree if type(tree) is OracleWalk else run.system.bracket_oracle(tree))[:4]
             reason = None
         except GoldTreeError as err:
             actions, reason = None, str(err)

@@ -32,9 +32,7 @@ close a constituent whose last child is a 4-chain is refused). Final: after
 
 from __future__ import annotations
 
-from typing import Any
-
-from .oracle_walk import OracleWalk, oracle_walk
+from .oracle_walk import OracleWalk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
@@ -50,6 +48,7 @@ class InOrder(ConstituencySystem):
     name = "in-order"
     option_names = ("max_unary",)
     nonterminal_kind = "PJ"
+    label_first = False
 
     def __init__(self, max_unary: int = KPARSER_MAX_UNARY) -> None:
         if max_unary < 0:
@@ -131,10 +130,9 @@ class InOrder(ConstituencySystem):
         actions.append("TERM")
         return actions if not chained or self.kparser_allows(actions, gold.end) else None
 
-    def bracket_oracle(self, tree: Any) -> OracleWalk:
-        """Figure 5's sequence from one walk (:func:`oracle_walk`); refused as :meth:`static_oracle` refuses it
+    def judged(self, walk: OracleWalk) -> OracleWalk:
+        """Figure 5's sequence of one walk, ``TERM`` added; refused as :meth:`static_oracle` refuses it
         (checked only when a unary chain reaches ``max_unary``, as there)."""
-        walk = oracle_walk(tree, self.nonterminal_kind, label_first=False)
         walk.actions.append("TERM")
         if walk.longest_unary < self.max_unary or self.kparser_allows(walk.actions, len(walk.words)):
             return walk

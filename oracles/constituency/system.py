@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from typing import Any, Iterable, NamedTuple, Union
+from typing import Any, Callable, Iterable, NamedTuple, Union
 
 from ..base import BaseSystem
 from ..errors import IllegalAction
-from .oracle_walk import OracleWalk
+from .oracle_walk import OracleWalk, oracle_walk
+from .text_walk import TextOracle
 from .tree import Node, Span
 
 __all__ = [
@@ -124,6 +125,8 @@ class ConstituencySystem(BaseSystem[Configuration]):
 
     #: The kind of the labelled action: ``"NT"`` (top-down) or ``"PJ"`` (in-order).
     nonterminal_kind: str = "NT"
+    #: Whether ``NT(X)`` / ``PJ(X)`` comes before X's children (top-down) or after its first child (in-order).
+    label_first: bool = True
 
     def initial(self, n: int) -> Configuration:
         """Empty stack, all ``n`` words in the buffer."""
@@ -139,11 +142,27 @@ class ConstituencySystem(BaseSystem[Configuration]):
     def static_oracle(self, gold: Node) -> list[str] | None:
         """The paper's static sequence for ``gold``, or ``None`` when the rules forbid it."""
 
-    @abstractmethod
     def bracket_oracle(self, tree: Any) -> OracleWalk:
         """:meth:`static_oracle` straight from a bracket tree as the PTB reader builds it, with the tree's text,
         tags and words from the same walk (:mod:`.oracle_walk`); ``actions`` is ``None`` when the rules forbid
         the sequence. What ``treetool oracle`` writes, without building the :class:`Node` tree."""
+        return self.judged(oracle_walk(tree, self.nonterminal_kind, self.label_first))
+
+    def text_oracle(self, drop_traces: bool, strip_functions: bool,
+                    remove_wrapper: bool) -> Callable[[str], OracleWalk | None]:
+        """:meth:`bracket_oracle` from the text of one tree, cleaned with these PTB reader options, or ``None``
+        for a text left to the reader (:mod:`.text_walk`): the fast path of ``treetool oracle``."""
+        read = TextOracle(self.nonterminal_kind, self.label_first, drop_traces, strip_functions, remove_wrapper)
+
+        def text_oracle(text: str) -> OracleWalk | None:
+            walk = read(text)
+            return None if walk is None else self.judged(walk)
+
+        return text_oracle
+
+    @abstractmethod
+    def judged(self, walk: OracleWalk) -> OracleWalk:
+        """The sequence of ``walk`` as the system writes it, its actions ``None`` when the rules forbid it."""
 
     def legal_actions(self, config: Configuration, labels: Iterable[str]) -> list[str]:
         """Every legal action spelled out, ``NT``/``PJ`` once per label of ``labels`` (in their order)."""

@@ -20,9 +20,7 @@ Final: the buffer is empty and the stack holds one completed constituent.
 
 from __future__ import annotations
 
-from typing import Any
-
-from .oracle_walk import OracleWalk, oracle_walk
+from .oracle_walk import OracleWalk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
 from .tree import Node
 
@@ -37,6 +35,7 @@ class TopDown(ConstituencySystem):
 
     name = "top-down"
     nonterminal_kind = "NT"
+    label_first = True
     option_names = ("max_open_nts",)
 
     def __init__(self, max_open_nts: int = RNNG_MAX_OPEN_NTS) -> None:
@@ -93,9 +92,8 @@ class TopDown(ConstituencySystem):
                 actions.append(entry)
         return actions
 
-    def bracket_oracle(self, tree: Any) -> OracleWalk:
-        """Figure 3's sequence from one walk (:func:`oracle_walk`); refused as :meth:`static_oracle` refuses it."""
-        walk = oracle_walk(tree, self.nonterminal_kind, label_first=True)
+    def judged(self, walk: OracleWalk) -> OracleWalk:
+        """Figure 3's sequence of one walk, refused as :meth:`static_oracle` refuses it."""
         return walk if walk.deepest <= self.max_open_nts else walk._replace(actions=None)
 
     def options(self) -> dict[str, int]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import TextIO
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Bracket",
+    "TRACE_LABEL",
     "WRAPPER_LABELS",
     "drop_trace_elements",
     "parse_ptb_string",
@@ -59,7 +61,8 @@ __all__ = [
 #: Labels of a wrapper node that ``remove_wrapper`` removes ("" is the bare outer bracket).
 WRAPPER_LABELS = frozenset({"", "ROOT", "TOP"})
 
-_NONE = "-NONE-"
+#: The label of an empty element (a trace), which ``drop_traces`` removes.
+TRACE_LABEL = "-NONE-"
 _ONLY_TRACES = "tree contains only -NONE- elements (empty after drop_traces)"
 
 ErrorHandler = Callable[[TreebankError], object]
@@ -146,11 +149,11 @@ def drop_trace_elements(tree: Tree) -> Tree | None:
     while todo:
         node = todo.pop()
         order.append(node)
-        if node.label() != _NONE:
+        if node.label() != TRACE_LABEL:
             todo.extend(child for child in node if not isinstance(child, str))
     dropped: set[int] = set()  # ids of the nodes that are empty now
     for node in reversed(order):  # children before parents
-        if node.label() == _NONE:
+        if node.label() == TRACE_LABEL:
             dropped.add(id(node))
             continue
         kept = [child for child in node if isinstance(child, str) or id(child) not in dropped]
@@ -195,6 +198,7 @@ def read_ptb_with_lines(
     positions: bool = False,
     first_line: int = 1,
     first_position: int = 1,
+    fast: Callable[[str], Any] | None = None,
 ) -> Iterator[tuple[int, Tree]] | Iterator[tuple[int, int, Tree]]:
     """Like :func:`read_ptb`, yielding ``(line, tree)``, or ``(line, position, tree)`` with ``positions``.
 
@@ -205,15 +209,97 @@ def read_ptb_with_lines(
     is a lighter one for callers that need only labels and children (and
     spares them importing nltk). ``first_line`` and ``first_position`` number
     an input that starts inside a file (``--shard``).
+
+    ``fast``: a caller's own reading of one tree's text (lines whose brackets
+    balance), cleaned as the options say, in place of the tree, or ``None``
+    for a text it leaves to this reader: from that text on, the trees are
+    this reader's (see :func:`_fast_then_general`).
     """
     if node is None:
         from nltk import Tree as node
-    root_problem = functools.partial(single_root_problem, remove_wrapper=remove_wrapper) if one_root else None
-    for line, position, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node, root_problem,
-                                       first_line, first_position):
-        if remove_wrapper:
-            tree = remove_outer_wrapper(tree)
-        yield (line, position, tree) if positions else (line, tree)
+
+    def general(lines: Iterable[str], first_line: int, first_position: int) -> Iterator[tuple[int, int, Any]]:
+        root_problem = functools.partial(single_root_problem, remove_wrapper=remove_wrapper) if one_root else None
+        for line, position, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node,
+                                           root_problem, first_line, first_position):
+            yield line, position, remove_outer_wrapper(tree) if remove_wrapper else tree
+
+    lines = _without_bom(lines)
+    if fast is None:
+        found = general(lines, first_line, first_position)
+    else:
+        found = _fast_then_general(lines, filename, fast, general, first_line, first_position)
+    if positions:
+        yield from found
+    else:
+        for line, _, tree in found:
+            yield line, tree
+
+
+def _without_bom(lines: Iterable[str]) -> Iterator[str]:
+    """``lines`` without the byte-order mark some editors write at the start of the first."""
+    lines = iter(lines)
+    first = next(lines, None)
+    return lines if first is None else itertools.chain((first.removeprefix("\ufeff"),), lines)
+
+
+def _fast_then_general(
+    lines: Iterator[str],
+    filename: str,
+    fast: Callable[[str], Any],
+    general: Callable[[Iterable[str], int, int], Iterator[tuple[int, int, Any]]],
+    first_line: int,
+    first_position: int,
+) -> Iterator[tuple[int, int, Any]]:
+    """``(start line, position, fast(text))`` for the text of each tree, until ``fast`` returns ``None``; from
+    that tree's first line on, the general parser's trees.
+
+    A tree's text is its lines, up to the one where as many ``)`` as ``(``
+    have been read. The general parser is then in the state it starts in
+    (no tree open, no error being skipped): started there, it reads the
+    rest exactly as it would have read the whole input. So it also takes
+    over at a line with a NUL, or where reading the input fails (invalid
+    UTF-8), and meets them after the same lines as without the fast path.
+    """
+    group: list[str] = []  # the lines of the tree being read
+    depth = 0  # "(" less ")" in them
+    start = first_line  # the line the group starts on
+    position = first_position - 1  # of the last tree read
+    rest: Iterable[str] = lines
+    try:
+        for lineno, text in enumerate(lines, first_line):
+            if not group:
+                start = lineno
+            group.append(text)
+            depth += text.count("(") - text.count(")")
+            if "\x00" in text:
+                break
+            if depth > 0:
+                continue
+            if depth == 0:
+                whole = text if len(group) == 1 else "".join(group)
+                if whole.isspace() or not whole:
+                    group.clear()
+                    continue
+                found = fast(whole)
+                if found is not None:
+                    position += 1
+                    yield start, position, found
+                    group.clear()
+                    continue
+            break
+        else:
+            if not group:
+                return
+    except TreebankError as err:  # raised by the lines themselves
+        rest = _failing(err)
+    yield from general(itertools.chain(group, rest), start, position + 1)
+
+
+def _failing(error: TreebankError) -> Iterator[str]:
+    """Lines whose reading fails with ``error`` at once."""
+    raise error
+    yield  # not reached: makes this a generator, which raises when it is first read
 
 
 def read_ptb(
@@ -379,8 +465,6 @@ def _parse(
 
     position = first_position - 1  # of the last tree started
     for lineno, text in enumerate(lines, first_line):
-        if lineno == first_line and text.startswith("\ufeff"):
-            text = text[1:]
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
         if stack or mode == _SKIP_TREE:
@@ -457,7 +541,7 @@ def _parse(
                     else:
                         report(message, line, "".join(raw_lines))
                     continue
-                if drop_traces and label == _NONE:
+                if drop_traces and label == TRACE_LABEL:
                     if stack:
                         stack[-1][3] = True
                     else:
