@@ -282,24 +282,24 @@ class SequenceColumns:
         return group or None
 
     def batch(self, group: list[tuple]) -> Any:
-        """The record batch of a row group."""
+        """The record batch of a row group (built from buffers: :func:`_ints_array`)."""
         np, pa = _numpy(), self.pa
         sent_ids, ns, systems, sequences, reasons, projectivized = zip(*group)
         ids = self._action_ids
         _learn(ids, self.actions, itertools.chain.from_iterable(s for s in sequences if s))
         lengths = np.fromiter((len(s or ()) for s in sequences), np.int32, len(sequences))
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
         values = np.fromiter(map(ids.__getitem__, itertools.chain.from_iterable(s for s in sequences if s)),
-                             np.int32, int(offsets[-1]))
-        missing = pa.array([s is None for s in sequences])
-        spellings = pa.DictionaryArray.from_arrays(pa.array(values), pa.array(self.actions, pa.string()))
-        system = pa.array(systems, pa.string()).dictionary_encode().cast(self.schema.field("system").type)
-        return pa.record_batch([pa.array(sent_ids, pa.string()), pa.array(ns, pa.int32()), system,
-                                pa.ListArray.from_arrays(pa.array(offsets), spellings, mask=missing),
-                                pa.array(reasons, pa.string()), pa.array(projectivized, pa.bool_())],
+                             np.int32, int(lengths.sum()))
+        spellings = pa.DictionaryArray.from_arrays(_ints_array(pa, values), _strings_array(pa, self.actions))
+        system_names = list(dict.fromkeys(systems))
+        system_ids = np.fromiter(map({name: i for i, name in enumerate(system_names)}.__getitem__, systems),
+                                 np.int32, len(systems))
+        system = pa.DictionaryArray.from_arrays(_ints_array(pa, system_ids), _strings_array(pa, system_names))
+        derived = np.fromiter((s is not None for s in sequences), bool, len(sequences))
+        actions = pa.ListArray.from_arrays(_ints_array(pa, _offsets(lengths)), spellings, mask=_bools_array(pa, ~derived))
+        return pa.record_batch([_strings_array(pa, sent_ids), _ints_array(pa, np.array(ns, dtype=np.int32)), system,
+                                actions, _strings_array(pa, reasons), _bools_array(pa, np.array(projectivized, bool))],
                                schema=self.schema)
-
-
 
 
 def _learn(ids: dict[str, int], spellings: list[str], met: Iterable[str]) -> None:
@@ -366,12 +366,21 @@ def _ints_array(pa: Any, values: Any, valid: Any = None) -> Any:
     return pa.Array.from_buffers(pa.int32(), len(values), [bitmap, pa.py_buffer(values)])
 
 
-def _strings_array(pa: Any, strings: Sequence[str]) -> Any:
-    """An Arrow string array of ``strings`` (built from buffers: :func:`_ints_array`)."""
-    encoded = [s.encode("utf-8") for s in strings]
-    ends = _numpy().fromiter(itertools.accumulate(map(len, encoded)), _numpy().int32, len(encoded))
+def _strings_array(pa: Any, strings: Sequence[str | None]) -> Any:
+    """An Arrow string array of ``strings``, null for None (built from buffers: :func:`_ints_array`)."""
+    np = _numpy()
+    encoded = [b"" if s is None else s.encode("utf-8") for s in strings]
+    ends = np.fromiter(itertools.accumulate(map(len, encoded)), np.int32, len(encoded))
+    valid = np.fromiter((s is not None for s in strings), bool, len(strings))
+    bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(_offsets(ends, ends=True)),
-                                       pa.py_buffer(b"".join(encoded)))
+                                       pa.py_buffer(b"".join(encoded)), bitmap)
+
+
+def _bools_array(pa: Any, values: Any) -> Any:
+    """A numpy bool array as an Arrow one (built from buffers: :func:`_ints_array`)."""
+    bits = pa.py_buffer(_numpy().packbits(values, bitorder="little"))
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, bits])
 
 
 def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables: str) -> Any:
