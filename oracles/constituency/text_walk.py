@@ -117,8 +117,8 @@ class TextOracle:
                 depth -= 1
                 top = stack[-1]
                 if not kept:
-                    if not dropped:
-                        return None  # "()" or "(X)"
+                    if not dropped or depth < wrappers:
+                        return None  # "()" or "(X)"; or a wrapper emptied by dropping traces (the reader's case)
                     top[2] = True  # emptied by dropping traces: dropped too
                     continue
                 written -= 1
