@@ -433,11 +433,10 @@ def _resend_lost_signals(unraisable: Any) -> None:
     """
     err = unraisable.exc_value
     if isinstance(err, (Terminated, KeyboardInterrupt)):
+        if sys.is_finalizing():  # the run's work is over (its outputs committed): nothing left to stop
+            return None
         signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
-        try:
-            _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
-        except RuntimeError:  # the interpreter is shutting down: the run's work is over, nothing to stop
-            pass
+        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
         return None
     return _unraisable_before(unraisable)
 

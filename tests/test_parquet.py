@@ -8,6 +8,7 @@ pyarrow skip with the reason when it is not installed; the error without it is t
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import random
@@ -91,6 +92,20 @@ def test_every_value_of_the_parquet_file_is_the_jsonl_one(tmp_path, run_options)
     assert metadata["command"] == "annotate" and metadata["schema_version"] == 1 and metadata["labelled"] == labelled
     assert metadata["system"] == get_system(system, **({"variant": "LD"} if system == "nm-arc-eager" else {})).describe()
     assert set(metadata["actions"]) == {a for r in records for a in [*r["costs"], *r["optimal"], r["action"]]}
+
+
+def test_a_row_group_without_any_label_yet(tmp_path):
+    """A one-word sentence's arc-standard walk records no step with a label (SH, then RA ends it): a row group of
+    such walks has an empty label table (its lookup once failed with a traceback)."""
+    source = tmp_path / "one.conllu"
+    source.write_text("1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    options = ("annotate", source, "--system", "arc-standard", "--labeled")
+    records = jsonl(run(*options).stdout)
+    target = tmp_path / "one.parquet"
+    written = run(*options, "--format", "parquet", "-o", target)
+    assert written.returncode == 0, written.stderr
+    rows = pq.read_table(target).to_pylist()
+    assert [row["labels"] for row in rows] == [record["labels"] for record in records] == [[None, None]] * 2
 
 
 def test_standard_types_only_strings_dictionary_encoded_and_zstd(tmp_path):
@@ -218,6 +233,21 @@ def test_a_failed_run_leaves_no_file_and_says_only_why(tmp_path):
     gc.collect()  # a writer left open would close now, writing to the dropped file
     assert result.returncode == 2 and b"out of range" in result.stderr
     assert result.stderr.count(b"\n") == 1, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # the writer closed at collection
+def test_a_write_failure_in_the_writer_thread_leaves_no_file_and_says_only_why(tmp_path, monkeypatch):
+    def full(self, group):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(step_columns.StepColumns, "batch", full)
+    source = tmp_path / "t.conllu"
+    treebank(source, count=3)
+    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
+    gc.collect()  # a writer left open would close now, writing to the dropped file
+    assert result.returncode == 1 and result.stderr.count(b"\n") == 1, result.stderr
+    assert b"No space left on device" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
 
 

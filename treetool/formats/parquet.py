@@ -134,14 +134,14 @@ class ParquetOutput:
         finally:
             self._groups.put(None)
             self._thread.join()
-        if not ok:
+        if not ok or self._failure is not None:
             with contextlib.suppress(Exception):  # the file is dropped: the run's own error is the one to report
                 self._writer.close()  # else the writer closes at garbage collection, writing to a closed file
             self._out.abort()
+            if ok:
+                self._raise_failure()  # the writer thread's error
             return
         try:
-            if self._failure is not None:
-                self._raise_failure()
             self.metadata["actions"] = self._columns.actions
             self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(self.metadata, ensure_ascii=False)})
             self._writer.close()

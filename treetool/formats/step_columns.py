@@ -388,8 +388,10 @@ def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables:
     walks' tables joined in ``table``, ``tables`` long each); -1 stays -1."""
     np = _numpy()
     local = columns[name]
-    run = columns[table][local + np.repeat(_starts(columns[tables]), columns[items])]
-    return np.where(local < 0, -1, run).astype(np.int32)
+    run = np.full(len(local), -1, dtype=np.int32)
+    known = local >= 0  # the others are -1 (no label yet): looked up, they would index the table from its end
+    run[known] = columns[table][(local + np.repeat(_starts(columns[tables]), columns[items]))[known]]
+    return run
 
 
 def _taken(pa: Any, columns: dict[str, Any], name: str, values: Any, arrow: Callable[[Any], Any]) -> Any:
