@@ -101,6 +101,31 @@ def test_fast_path_reads_every_tree_of_the_sample() -> None:
             assert found == [(line, system.bracket_oracle(tree)) for line, tree in slow]
 
 
+def random_text(rng: random.Random, depth: int = 0) -> str:
+    """A random bracketed tree as the treebanks space it: phrases (function tags, wrappers' labels, the empty
+    label among them), preterminals, traces, nested up to 5 deep (the shapes cleaning acts on, mixed at random)."""
+    if depth >= 5 or rng.random() < 0.3 * depth:
+        return rng.choice(["(NN w)", "(DT the)", "(-NONE- *T*-1)", "(-NONE- *)", "(VB go)"])
+    label = rng.choice(["S", "NP", "NP-SBJ", "VP", "TOP", "ROOT", "", "-NONE-", "PP-LOC=2"])
+    children = " ".join(random_text(rng, depth + 1) for _ in range(rng.choice([1, 1, 2, 3])))
+    return f"({label} {children})"
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: f"{s.name}{s.options()}")
+@pytest.mark.parametrize("cleaning", CLEANINGS, ids=str)
+def test_fast_path_on_random_trees_is_the_general_path_or_declines(system: Any,
+                                                                    cleaning: tuple[bool, bool, bool]) -> None:
+    rng = random.Random(19)
+    accepted = 0
+    for _ in range(1500):
+        text = random_text(rng)
+        got = fast(text, system, cleaning)
+        if got is not None:
+            accepted += 1
+            assert got == general(text, system, cleaning), text
+    assert accepted > 100  # the comparison is not vacuous
+
+
 def mutated(rng: random.Random, text: str) -> str:
     """``text`` with one random change: a character removed, doubled or replaced by a bracket, space or word."""
     at = rng.randrange(len(text))
