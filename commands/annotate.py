@@ -19,8 +19,7 @@ from treetool.oracles.system import TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
-from treetool.formats.files import AtomicOutput
-from treetool.formats.files import readable_twice
+from treetool.formats.files import AtomicOutput, readable_twice
 from treetool.formats.step_columns import SentenceSteps, StepColumns, sentence_steps
 from treetool.formats.steps import DEPENDENCY_FORMATS
 from treetool.inventory import labels as treebank_labels
