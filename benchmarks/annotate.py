@@ -115,7 +115,7 @@ def main() -> None:
         sys.exit(f"{args.file} not found")
     counted = {name: shares(args.file, name) for name in args.systems}
     print(f"{args.file.name}; target {TARGET:,} steps/s end to end (explore 0.1)\n")
-    print(f"| system | policy | steps | wall s | steps/s (wall) | CPU s | steps/s (CPU) | target |")
+    print("| system | policy | steps | wall s | steps/s (wall) | CPU s | steps/s (CPU) | target |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.systems:
         for policy in args.policies:

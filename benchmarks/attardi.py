@@ -127,7 +127,7 @@ def main() -> None:
         for key in sorted(table, key=lambda k: int(k.split("-")[0])):
             seconds, count = table[key]
             print(f"| {key} | {count} | {1000 * seconds / count:.2f} |")
-    print(f"\n| slowest sentences | words | CPU s |\n|---|---|---|")
+    print("\n| slowest sentences | words | CPU s |\n|---|---|---|")
     for seconds, name, words, timed_out in sorted(per_sentence, reverse=True)[:args.slowest]:
         print(f"| {name}{' (skipped)' if timed_out else ''} | {words} | {seconds:.2f} |")
 

@@ -25,7 +25,7 @@ from treetool.oracles.constituency.gold_index import GoldIndex
 from treetool.oracles.constituency.tree import Node, preorder
 
 import reference_authors_loss as reference
-from conftest import run_cli, shared_path
+from conftest import run_cli
 from test_constituency_annotate import sample_golds, write
 
 IN_ORDER = get_constituency_system("in-order")

@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from .gold_index import GoldIndex
-from .system import Built, Configuration, ConstituencySystem, Open, span_of
+from .system import Configuration, ConstituencySystem, Open, span_of
 
 __all__ = ["AuthorsCosts", "authors_choice", "nonterminal_identities"]
 
