@@ -275,7 +275,7 @@ class NederhofOracle(CostVectors):
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
-        self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        self._answer: tuple[Configuration | None, dict[Action, int], list[Action]] = (None, {}, [])
         # the last configuration costs() took (checked, valid) and, with kept tables, its scores
         self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
         # whether every successor is scored by a kept Table 5 (see _table5)
@@ -314,17 +314,22 @@ class NederhofOracle(CostVectors):
         best = max(scores.values(), default=0)
         stack = config.stack
         costs = {}
+        optimal = []  # for optimal(config): a walk asks for both
         for action, score in scores.items():  # SH, LA, RA
-            costs[action if action == "SH" else self.la_keys[stack[-2]] if action == "LA"
-                  else self.ra_keys[stack[-1]]] = best - score
-        self._answer = (config, costs)
+            if action != "SH":
+                action = self.la_keys[stack[-2]] if action == "LA" else self.ra_keys[stack[-1]]
+            costs[action] = best - score
+            if score == best:
+                optimal.append(action)
+        self._answer = (config, costs, optimal)
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
-        answered, costs = self._answer
+        answered, _, optimal = self._answer
         if answered is not config:
-            costs = self.costs(config)
-        return [action for action, cost in costs.items() if cost == 0]
+            self.costs(config)
+            optimal = self._answer[2]
+        return list(optimal)
 
     def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
         """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
@@ -343,8 +348,10 @@ class NederhofOracle(CostVectors):
         remaining = len(buffer)
         out = {}
         left = right = None
+        tables = self._tables
         if len(stack) > 1:
-            table = self._kept_table(buffer[0] if remaining else None)
+            first = buffer[0] if remaining else None
+            table = tables.get(first) or self._kept_table(first)
             s0, s1 = stack[-1], stack[-2]
             if known is not None and not s1 and not remaining:
                 right = known
@@ -360,7 +367,8 @@ class NederhofOracle(CostVectors):
                 out["SH"] = known
             else:
                 after = buffer[1] if remaining > 1 else None
-                out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+                table = tables.get(after) or self._kept_table(after)
+                out["SH"] = remaining - 1 + table.total([*stack, buffer[0]])
         if left is not None:
             out["LA"] = left
         if right is not None:
@@ -368,9 +376,21 @@ class NederhofOracle(CostVectors):
         return out
 
     def _kept_table(self, first: int | None) -> _Table5:
-        """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`)."""
-        table = self._tables.get(first)
-        return table if table is not None else self._table5(first, self._buffer_side(first), _NONE, _NONE)
+        """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
+        the shift that makes it when that is kept (:meth:`_Table5.rebased`); the oldest of :data:`_BUFFERS_KEPT`
+        goes."""
+        tables = self._tables
+        table = tables.get(first)
+        if table is None:
+            side = self._buffer_side(first)
+            shifted = len(self.gold) - 1 if first is None else first - 1  # the word whose shift makes this buffer
+            before = tables.get(shifted)
+            if len(tables) >= _BUFFERS_KEPT:
+                del tables[next(iter(tables))]  # the oldest
+            table = tables[first] = (
+                _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
+                if before is None else _Table5.rebased(before, shifted, side))
+        return table
 
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
                no_right: frozenset[int]) -> int:
@@ -415,19 +435,10 @@ class NederhofOracle(CostVectors):
         the last call the table holds a stack close to RA's, and LA's then
         differs from it in its top word only.
         """
-        linear = self.algorithm == "linear"
         if no_left or no_right:
-            return _Table5(side, self.gold, self._left_children, linear, no_left, no_right, self.budget)
-        table = self._tables.get(first)
-        if table is None:
-            shifted = len(self.gold) - 1 if first is None else first - 1  # the word whose shift makes this buffer
-            before = self._tables.get(shifted)
-            if len(self._tables) >= _BUFFERS_KEPT:
-                del self._tables[next(iter(self._tables))]  # the oldest
-            table = self._tables[first] = (
-                _Table5(side, self.gold, self._left_children, linear, budget=self.budget) if before is None
-                else _Table5.rebased(before, shifted, side))
-        return table
+            return _Table5(side, self.gold, self._left_children, self.algorithm == "linear", no_left, no_right,
+                           self.budget)
+        return self._kept_table(first)
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
         """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
@@ -591,6 +602,9 @@ class _Table5:
     before that the shifted word leaves unchanged (:meth:`rebased`).
     """
 
+    __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
+                 "position", "level", "component_first", "memo", "p_ge", "top", "defined", "started")
+
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
         self.side, self.gold, self.left_children, self.linear, self.budget = side, gold, left_children, linear, budget
@@ -684,7 +698,7 @@ class _Table5:
         k = len(stack) - 1
         j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
         score = 0
-        if k > 1:
+        if k > 1:  # score(k-2, j, N)
             p_ge, top, defined = self.p_ge, self.top, self.defined
             at = len(defined) - 1
             while at >= 0 and defined[at] > last:
@@ -692,23 +706,19 @@ class _Table5:
             start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
             value = p_ge[k] if left else 0
             if start > last or p_ge[start] == value:
-                score = self._top_item(j)
+                score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + p_ge[j])
+                if score is None:
+                    score = self._evaluate(False, k - 2, j, _N)
             else:
                 saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
                 p_ge[start : last + 1] = [value] * (last + 1 - start)
                 top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
                 try:
-                    score = self._top_item(j)
+                    score = self._evaluate(False, k - 2, j, _N)
                 finally:
                     p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
         side = self.side
         return side.inner - side.size + score + self.level[j][3]
-
-    def _top_item(self, j: int) -> int:
-        """score(k-2, j, N) for the stack height k + 1 (k > 1) and ``j`` its top or the level below."""
-        k = len(self.words) - 1
-        score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + self.p_ge[j])
-        return self._evaluate(False, k - 2, j, _N) if score is None else score
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
@@ -718,8 +728,8 @@ class _Table5:
             keep = _common_prefix(words, stack)
         elif len(words) > keep and words[keep] == stack[keep]:
             keep += 1
-        while len(words) > keep:
-            self._pop()
+        if len(words) > keep:
+            self._truncate(keep)
         for word in stack[keep:]:
             self._push(word)
 
@@ -764,21 +774,20 @@ class _Table5:
             self.top[start:] = [root[p]] * (at + 1 - start)
             defined.append(at)
 
-    def _pop(self) -> None:
-        """Drop the top level."""
-        linked = self.level.pop()[8]
-        if linked:
-            for component in linked:
-                self.component_first[component] = _ABSENT
-        words = self.words
-        self.position[words.pop()] = _ABSENT
-        self.memo.pop()
-        self.p_ge.pop()
-        self.top.pop()
+    def _truncate(self, keep: int) -> None:
+        """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each)."""
+        position, component_first = self.position, self.component_first
+        for word in self.words[keep:]:
+            position[word] = _ABSENT
+        for level in self.level[keep:]:
+            for component in level[8]:
+                component_first[component] = _ABSENT
+        del self.words[keep:], self.level[keep:], self.memo[keep:], self.p_ge[keep:], self.top[keep:]
         defined = self.defined
-        if defined and defined[-1] == len(words):
-            defined.pop()
-            self._set_run(0, 0, len(words))
+        if defined and defined[-1] >= keep:
+            while defined and defined[-1] >= keep:
+                defined.pop()
+            self._set_run(0, 0, keep)
 
     def _set_run(self, p_ge: int, top: int, end: int) -> None:
         """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
