@@ -298,7 +298,7 @@ class NederhofOracle(CostVectors):
         """Every legal action -> its cost; a configuration that cannot be arc-standard's for this sentence
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
-        check_configuration(config, n, root_last=False)
+        check_configuration(config, n, False)  # positional: a keyword costs a slower call, on every step
         last, last_scores = self._scored
         action = None if last is None else _transition(last, config, n)
         if action is None:
@@ -311,7 +311,7 @@ class NederhofOracle(CostVectors):
             known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
             scores = self._table5_scores(config, known)
         self._scored = (config, scores)
-        best = max(scores.values(), default=0)
+        best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
         stack = config.stack
         costs = {}
         optimal = []  # for optimal(config): a walk asks for both
@@ -356,12 +356,12 @@ class NederhofOracle(CostVectors):
             if known is not None and not s1 and not remaining:
                 right = known
             else:
-                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, left=False)
+                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, False)
             if s1:
                 if known is not None and right != known and not remaining:
                     left = known
                 else:
-                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
+                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, True)
         if remaining:
             if known is not None and known != right and known != left:
                 out["SH"] = known
