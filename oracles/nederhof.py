@@ -594,7 +594,15 @@ class _Table5:
     likewise reads a_0..a_i and p_ge[i]. So the items are kept per level
     (j for score, i for score'), keyed by their arguments and p_ge at their
     level, and a new stack keeps the levels of the prefix it shares with the
-    last one (:meth:`_sync`): the successors LA and RA of a configuration,
+    last one (:meth:`_sync`). An item in state N needs no p_ge in its key:
+    with q = N neither tau (N again) nor the lost child reads top or p_ge,
+    and option 3 needs p(j) defined, when p_ge[j] = p(j) is a_j's own; by
+    induction over the items it reads (N ones, and score' ones at levels
+    where p is defined, below the words that set p_ge[j] otherwise), it
+    depends on a_0..a_j alone. So pushing a word with a critical head, which
+    gives the levels above the last defined one a new p_ge, leaves their N
+    items valid (half the items of a walk were being computed again for
+    that). The successors LA and RA of a configuration,
     and the successors of the next ones with the same buffer, share most of
     them. A strategy's bans differ per successor, so a table made with bans
     serves one stack only (the oracle builds a new one each time). The
@@ -618,7 +626,8 @@ class _Table5:
         # linked: the components whose lowest link is level i
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
-        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
+        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j] (+ 0 for q = N: see the class doc);
+        # score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
         # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
         self.p_ge: list[int] = []
@@ -671,7 +680,7 @@ class _Table5:
         side = self.side
         score = 0
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
-            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span + self.p_ge[k])
+            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
             if score is None:
                 score = self._evaluate(False, k - 1, k, _N)
         return side.inner - side.size + score + self.level[k][3]
@@ -689,36 +698,42 @@ class _Table5:
         the p_ge (and top) of the reduced stack: none after RA, s0's after
         LA. They take it for this evaluation only (the items it memoises are
         keyed by p_ge as always), and the levels are kept for the next
-        configuration, which usually extends them. Checked against fresh
-        tables of the reduced stacks, exhaustive search and the cubic
-        algorithm (tests/test_oracles_nederhof.py).
+        configuration, which usually extends them. The top item is in state
+        N, so a value already kept for it holds whatever p_ge (class doc).
+        Checked against fresh tables of the reduced stacks, exhaustive search
+        and the cubic algorithm (tests/test_oracles_nederhof.py).
         """
         if self.words != stack:
             self._sync(stack)
         k = len(stack) - 1
-        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        j = k if left else k - 1  # the top after the action
         score = 0
         if k > 1:  # score(k-2, j, N)
-            p_ge, top, defined = self.p_ge, self.top, self.defined
-            at = len(defined) - 1
-            while at >= 0 and defined[at] > last:
-                at -= 1
-            start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
-            value = p_ge[k] if left else 0
-            if start > last or p_ge[start] == value:
-                score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + p_ge[j])
-                if score is None:
-                    score = self._evaluate(False, k - 2, j, _N)
-            else:
-                saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
-                p_ge[start : last + 1] = [value] * (last + 1 - start)
-                top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
-                try:
-                    score = self._evaluate(False, k - 2, j, _N)
-                finally:
-                    p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
+            score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
+            if score is None:
+                score = self._reduced_item(left)
         side = self.side
         return side.inner - side.size + score + self.level[j][3]
+
+    def _reduced_item(self, left: bool) -> int:
+        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there)."""
+        k = len(self.words) - 1
+        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        p_ge, top, defined = self.p_ge, self.top, self.defined
+        at = len(defined) - 1
+        while at >= 0 and defined[at] > last:
+            at -= 1
+        start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
+        value = p_ge[k] if left else 0
+        if start > last or p_ge[start] == value:
+            return self._evaluate(False, k - 2, j, _N)
+        saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
+        p_ge[start : last + 1] = [value] * (last + 1 - start)
+        top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
+        try:
+            return self._evaluate(False, k - 2, j, _N)
+        finally:
+            p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
@@ -832,7 +847,7 @@ class _Table5:
         """
         span, p_ge = self.span, self.p_ge
         memo = self.memo[j]
-        key = (i * 3 + q) * span + p_ge[j]
+        key = (i * 3 + q) * span + (p_ge[j] if q != _N else 0)
         best = memo.get(key)
         if best is not None:
             return best
@@ -855,7 +870,7 @@ class _Table5:
                 tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
-                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + p_ge[i])
+                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
                 if inner is None:
                     inner = self._score(i - 1, i, tau, depth)
             best = children_i - lost + (head_j == words[i]) + inner
@@ -867,7 +882,7 @@ class _Table5:
             elif first_below_j < i:
                 below = kappa_i
             if below is not None:
-                other = memo.get((below * 3 + q) * span + p_ge[j])
+                other = memo.get((below * 3 + q) * span + (p_ge[j] if q != _N else 0))
                 if other is None:
                     other = self._score(below, j, q, depth)
                 other += gold
@@ -919,7 +934,7 @@ class _Table5:
             tau = _F if p_ge[i] != j else _C
         inner = 0
         if i:
-            inner = memo.get(((i - 1) * 3 + tau) * span + p_ge[i])
+            inner = memo.get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
             if inner is None:
                 inner = self._score(i - 1, i, tau, depth)
         other = children_i + inner
