@@ -668,7 +668,8 @@ class _Table5:
         table.level, table.memo = before.level[:keep], before.memo[:keep]
         table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
         table.defined = [at for at in before.defined if at < keep]
-        table._set_run(0, 0, keep)
+        if len(table.defined) < len(before.defined):  # a defined level went: the levels it set look up past it
+            table._set_run(0, 0, keep)
         return table
 
     def total(self, stack: list[int]) -> int:
