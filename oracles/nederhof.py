@@ -601,8 +601,8 @@ class _Table5:
     where p is defined, below the words that set p_ge[j] otherwise), it
     depends on a_0..a_j alone. So pushing a word with a critical head, which
     gives the levels above the last defined one a new p_ge, leaves their N
-    items valid (half the items of a walk were being computed again for
-    that). The successors LA and RA of a configuration,
+    items valid (an exploring walk computed a sixth more items without
+    this). The successors LA and RA of a configuration,
     and the successors of the next ones with the same buffer, share most of
     them. A strategy's bans differ per successor, so a table made with bans
     serves one stack only (the oracle builds a new one each time). The
