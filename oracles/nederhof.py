@@ -275,7 +275,7 @@ class NederhofOracle(CostVectors):
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
-        self._answer: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        self._answer: tuple[Configuration | None, dict[Action, int], list[Action]] = (None, {}, [])
         # the last configuration costs() took (checked, valid) and, with kept tables, its scores
         self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
         # whether every successor is scored by a kept Table 5 (see _table5)
@@ -298,7 +298,7 @@ class NederhofOracle(CostVectors):
         """Every legal action -> its cost; a configuration that cannot be arc-standard's for this sentence
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
-        check_configuration(config, n, root_last=False)
+        check_configuration(config, n, False)  # positional: a keyword costs a slower call, on every step
         last, last_scores = self._scored
         action = None if last is None else _transition(last, config, n)
         if action is None:
@@ -311,20 +311,25 @@ class NederhofOracle(CostVectors):
             known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
             scores = self._table5_scores(config, known)
         self._scored = (config, scores)
-        best = max(scores.values(), default=0)
+        best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
         stack = config.stack
         costs = {}
+        optimal = []  # for optimal(config): a walk asks for both
         for action, score in scores.items():  # SH, LA, RA
-            costs[action if action == "SH" else self.la_keys[stack[-2]] if action == "LA"
-                  else self.ra_keys[stack[-1]]] = best - score
-        self._answer = (config, costs)
+            if action != "SH":
+                action = self.la_keys[stack[-2]] if action == "LA" else self.ra_keys[stack[-1]]
+            costs[action] = best - score
+            if score == best:
+                optimal.append(action)
+        self._answer = (config, costs, optimal)
         return costs
 
     def optimal(self, config: Configuration) -> list[Action]:
-        answered, costs = self._answer
+        answered, _, optimal = self._answer
         if answered is not config:
-            costs = self.costs(config)
-        return [action for action, cost in costs.items() if cost == 0]
+            self.costs(config)
+            optimal = self._answer[2]
+        return list(optimal)
 
     def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
         """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
@@ -343,24 +348,27 @@ class NederhofOracle(CostVectors):
         remaining = len(buffer)
         out = {}
         left = right = None
+        tables = self._tables
         if len(stack) > 1:
-            table = self._kept_table(buffer[0] if remaining else None)
+            first = buffer[0] if remaining else None
+            table = tables.get(first) or self._kept_table(first)
             s0, s1 = stack[-1], stack[-2]
             if known is not None and not s1 and not remaining:
                 right = known
             else:
-                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, left=False)
+                right = (gold[s0] == s1) + remaining + table.reduced_total(stack, False)
             if s1:
                 if known is not None and right != known and not remaining:
                     left = known
                 else:
-                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, left=True)
+                    left = (gold[s1] == s0) + remaining + table.reduced_total(stack, True)
         if remaining:
             if known is not None and known != right and known != left:
                 out["SH"] = known
             else:
                 after = buffer[1] if remaining > 1 else None
-                out["SH"] = remaining - 1 + self._kept_table(after).total([*stack, buffer[0]])
+                table = tables.get(after) or self._kept_table(after)
+                out["SH"] = remaining - 1 + table.total([*stack, buffer[0]])
         if left is not None:
             out["LA"] = left
         if right is not None:
@@ -368,9 +376,21 @@ class NederhofOracle(CostVectors):
         return out
 
     def _kept_table(self, first: int | None) -> _Table5:
-        """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`)."""
-        table = self._tables.get(first)
-        return table if table is not None else self._table5(first, self._buffer_side(first), _NONE, _NONE)
+        """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
+        the shift that makes it when that is kept (:meth:`_Table5.rebased`); the oldest of :data:`_BUFFERS_KEPT`
+        goes."""
+        tables = self._tables
+        table = tables.get(first)
+        if table is None:
+            side = self._buffer_side(first)
+            shifted = len(self.gold) - 1 if first is None else first - 1  # the word whose shift makes this buffer
+            before = tables.get(shifted)
+            if len(tables) >= _BUFFERS_KEPT:
+                del tables[next(iter(tables))]  # the oldest
+            table = tables[first] = (
+                _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
+                if before is None else _Table5.rebased(before, shifted, side))
+        return table
 
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
                no_right: frozenset[int]) -> int:
@@ -415,19 +435,10 @@ class NederhofOracle(CostVectors):
         the last call the table holds a stack close to RA's, and LA's then
         differs from it in its top word only.
         """
-        linear = self.algorithm == "linear"
         if no_left or no_right:
-            return _Table5(side, self.gold, self._left_children, linear, no_left, no_right, self.budget)
-        table = self._tables.get(first)
-        if table is None:
-            shifted = len(self.gold) - 1 if first is None else first - 1  # the word whose shift makes this buffer
-            before = self._tables.get(shifted)
-            if len(self._tables) >= _BUFFERS_KEPT:
-                del self._tables[next(iter(self._tables))]  # the oldest
-            table = self._tables[first] = (
-                _Table5(side, self.gold, self._left_children, linear, budget=self.budget) if before is None
-                else _Table5.rebased(before, shifted, side))
-        return table
+            return _Table5(side, self.gold, self._left_children, self.algorithm == "linear", no_left, no_right,
+                           self.budget)
+        return self._kept_table(first)
 
     def _buffer_side(self, first: int | None) -> _BufferSide:
         """The critical words of the buffer ``first..n`` and their part of Table 5's tables (§5).
@@ -583,13 +594,24 @@ class _Table5:
     likewise reads a_0..a_i and p_ge[i]. So the items are kept per level
     (j for score, i for score'), keyed by their arguments and p_ge at their
     level, and a new stack keeps the levels of the prefix it shares with the
-    last one (:meth:`_sync`): the successors LA and RA of a configuration,
+    last one (:meth:`_sync`). An item in state N needs no p_ge in its key:
+    with q = N neither tau (N again) nor the lost child reads top or p_ge,
+    and option 3 needs p(j) defined, when p_ge[j] = p(j) is a_j's own; by
+    induction over the items it reads (N ones, and score' ones at levels
+    where p is defined, below the words that set p_ge[j] otherwise), it
+    depends on a_0..a_j alone. So pushing a word with a critical head, which
+    gives the levels above the last defined one a new p_ge, leaves their N
+    items valid (an exploring walk computed a sixth more items without
+    this). The successors LA and RA of a configuration,
     and the successors of the next ones with the same buffer, share most of
     them. A strategy's bans differ per successor, so a table made with bans
     serves one stack only (the oracle builds a new one each time). The
     table of the buffer after a SHIFT starts from the levels of the one
     before that the shifted word leaves unchanged (:meth:`rebased`).
     """
+
+    __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
+                 "position", "level", "component_first", "memo", "p_ge", "top", "defined", "started")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
@@ -604,7 +626,8 @@ class _Table5:
         # linked: the components whose lowest link is level i
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
-        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j]; score'(i, j) at i, key -1 - j * span - p_ge[i]
+        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j] (+ 0 for q = N: see the class doc);
+        # score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
         # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
         self.p_ge: list[int] = []
@@ -645,7 +668,8 @@ class _Table5:
         table.level, table.memo = before.level[:keep], before.memo[:keep]
         table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
         table.defined = [at for at in before.defined if at < keep]
-        table._set_run(0, 0, keep)
+        if len(table.defined) < len(before.defined):  # a defined level went: the levels it set look up past it
+            table._set_run(0, 0, keep)
         return table
 
     def total(self, stack: list[int]) -> int:
@@ -657,7 +681,7 @@ class _Table5:
         side = self.side
         score = 0
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
-            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span + self.p_ge[k])
+            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
             if score is None:
                 score = self._evaluate(False, k - 1, k, _N)
         return side.inner - side.size + score + self.level[k][3]
@@ -675,51 +699,55 @@ class _Table5:
         the p_ge (and top) of the reduced stack: none after RA, s0's after
         LA. They take it for this evaluation only (the items it memoises are
         keyed by p_ge as always), and the levels are kept for the next
-        configuration, which usually extends them. Checked against fresh
-        tables of the reduced stacks, exhaustive search and the cubic
-        algorithm (tests/test_oracles_nederhof.py).
+        configuration, which usually extends them. The top item is in state
+        N, so a value already kept for it holds whatever p_ge (class doc).
+        Checked against fresh tables of the reduced stacks, exhaustive search
+        and the cubic algorithm (tests/test_oracles_nederhof.py).
         """
         if self.words != stack:
             self._sync(stack)
         k = len(stack) - 1
-        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        j = k if left else k - 1  # the top after the action
         score = 0
-        if k > 1:
-            p_ge, top, defined = self.p_ge, self.top, self.defined
-            at = len(defined) - 1
-            while at >= 0 and defined[at] > last:
-                at -= 1
-            start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
-            value = p_ge[k] if left else 0
-            if start > last or p_ge[start] == value:
-                score = self._top_item(j)
-            else:
-                saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
-                p_ge[start : last + 1] = [value] * (last + 1 - start)
-                top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
-                try:
-                    score = self._top_item(j)
-                finally:
-                    p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
+        if k > 1:  # score(k-2, j, N)
+            score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
+            if score is None:
+                score = self._reduced_item(left)
         side = self.side
         return side.inner - side.size + score + self.level[j][3]
 
-    def _top_item(self, j: int) -> int:
-        """score(k-2, j, N) for the stack height k + 1 (k > 1) and ``j`` its top or the level below."""
+    def _reduced_item(self, left: bool) -> int:
+        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there)."""
         k = len(self.words) - 1
-        score = self.memo[j].get(((k - 2) * 3 + _N) * self.span + self.p_ge[j])
-        return self._evaluate(False, k - 2, j, _N) if score is None else score
+        j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
+        p_ge, top, defined = self.p_ge, self.top, self.defined
+        at = len(defined) - 1
+        while at >= 0 and defined[at] > last:
+            at -= 1
+        start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
+        value = p_ge[k] if left else 0
+        if start > last or p_ge[start] == value:
+            return self._evaluate(False, k - 2, j, _N)
+        saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
+        p_ge[start : last + 1] = [value] * (last + 1 - start)
+        top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
+        try:
+            return self._evaluate(False, k - 2, j, _N)
+        finally:
+            p_ge[start : last + 1], top[start : last + 1] = saved_p_ge, saved_top
 
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
         keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
-        if not (keep <= len(words) and words[:keep] == stack[:keep]):
+        if keep > len(words):  # a table just started from the buffer before (rebased): usually a prefix
+            keep = len(words) if stack[: len(words)] == words else _common_prefix(words, stack)
+        elif words[:keep] != stack[:keep]:
             keep = _common_prefix(words, stack)
         elif len(words) > keep and words[keep] == stack[keep]:
             keep += 1
-        while len(words) > keep:
-            self._pop()
+        if len(words) > keep:
+            self._truncate(keep)
         for word in stack[keep:]:
             self._push(word)
 
@@ -764,21 +792,20 @@ class _Table5:
             self.top[start:] = [root[p]] * (at + 1 - start)
             defined.append(at)
 
-    def _pop(self) -> None:
-        """Drop the top level."""
-        linked = self.level.pop()[8]
-        if linked:
-            for component in linked:
-                self.component_first[component] = _ABSENT
-        words = self.words
-        self.position[words.pop()] = _ABSENT
-        self.memo.pop()
-        self.p_ge.pop()
-        self.top.pop()
+    def _truncate(self, keep: int) -> None:
+        """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each)."""
+        position, component_first = self.position, self.component_first
+        for word in self.words[keep:]:
+            position[word] = _ABSENT
+        for level in self.level[keep:]:
+            for component in level[8]:
+                component_first[component] = _ABSENT
+        del self.words[keep:], self.level[keep:], self.memo[keep:], self.p_ge[keep:], self.top[keep:]
         defined = self.defined
-        if defined and defined[-1] == len(words):
-            defined.pop()
-            self._set_run(0, 0, len(words))
+        if defined and defined[-1] >= keep:
+            while defined and defined[-1] >= keep:
+                defined.pop()
+            self._set_run(0, 0, keep)
 
     def _set_run(self, p_ge: int, top: int, end: int) -> None:
         """Make p_ge and top of the levels from just above the last defined level to ``end`` (exclusive) ``p_ge``
@@ -823,7 +850,7 @@ class _Table5:
         """
         span, p_ge = self.span, self.p_ge
         memo = self.memo[j]
-        key = (i * 3 + q) * span + p_ge[j]
+        key = (i * 3 + q) * span + (p_ge[j] if q != _N else 0)
         best = memo.get(key)
         if best is not None:
             return best
@@ -846,7 +873,7 @@ class _Table5:
                 tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
-                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + p_ge[i])
+                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
                 if inner is None:
                     inner = self._score(i - 1, i, tau, depth)
             best = children_i - lost + (head_j == words[i]) + inner
@@ -858,7 +885,7 @@ class _Table5:
             elif first_below_j < i:
                 below = kappa_i
             if below is not None:
-                other = memo.get((below * 3 + q) * span + p_ge[j])
+                other = memo.get((below * 3 + q) * span + (p_ge[j] if q != _N else 0))
                 if other is None:
                     other = self._score(below, j, q, depth)
                 other += gold
@@ -910,7 +937,7 @@ class _Table5:
             tau = _F if p_ge[i] != j else _C
         inner = 0
         if i:
-            inner = memo.get(((i - 1) * 3 + tau) * span + p_ge[i])
+            inner = memo.get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
             if inner is None:
                 inner = self._score(i - 1, i, tau, depth)
         other = children_i + inner

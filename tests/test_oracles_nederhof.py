@@ -380,6 +380,35 @@ def test_scores_after_reductions_read_off_the_stack_equal_fresh_tables():
     assert changed > 100, changed
 
 
+def test_items_in_state_n_equal_fresh_tables_whatever_lies_above():
+    """Table 5's items score(i, j, N) are kept under a key without p_ge[j] (``_Table5`` doc): every one memoised
+    along computations of random actions and exploring walks, in every kept table (levels shared across SHIFTs
+    included), = the item evaluated in a new table holding the stack up to a_j only (its p_ge found without the words
+    above); and items kept where the words above had changed p_ge[j] are reached."""
+    rng = random.Random(24)
+    checked = changed = 0
+    for tree in _projective_trees(rng)[::2]:
+        configs = _random_action_configurations(tree, rng) + _walk_configurations(tree, rng, error_rate=0.1)
+        for algorithm in ("linear", "quadratic"):
+            oracle = NederhofOracle(tree, algorithm=algorithm)
+            for config in configs:
+                oracle.costs(config)
+                for table in oracle._tables.values():
+                    span = table.span
+                    for j, memo in enumerate(table.memo):
+                        items = [(key // span // 3, value) for key, value in memo.items()
+                                 if key >= 0 and key % span == 0 and key // span % 3 == nederhof._N]
+                        if not items:
+                            continue
+                        fresh = nederhof._Table5(table.side, oracle.gold, oracle._left_children, algorithm == "linear")
+                        fresh.total(table.words[: j + 1])
+                        for i, value in items:
+                            assert fresh._evaluate(False, i, j, nederhof._N) == value, (tree, algorithm, config, i, j)
+                        checked += len(items)
+                        changed += len(items) * (fresh.p_ge[j] != table.p_ge[j])
+    assert checked > 10_000 and changed > 1_000, (checked, changed)
+
+
 def _steps(tree, rng):
     """(configuration, action, next configuration) along one computation of random legal actions."""
     config, out = SYSTEM.initial(len(tree) - 1), []

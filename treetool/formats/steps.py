@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,25 +31,51 @@ __all__ = ["DEPENDENCY_FORMATS", "constituency_jsonl", "dependency_jsonl", "depe
 def dependency_jsonl(sent_id: str, steps: Iterable[Any]) -> str:
     """The JSON lines of one walk over a dependency tree.
 
-    Lists of ints are written by ``str(list)`` (the same text); the buffer,
-    heads and labels are encoded again only when a step changed them
-    (transitions pass unchanged tuples on); the end of a record (costs,
-    optimal, action) comes from :func:`_record_end`, which sees few
-    distinct values.
+    Lists of ints are written as ``str(list)`` writes them (the same text,
+    :func:`_ints_text`); the buffer, heads and labels are encoded again only
+    when a step changed them (transitions pass unchanged tuples on), and a
+    buffer that lost its first word is cut from the text before
+    (:func:`_buffer_text`); the end of a record (costs, optimal, action)
+    comes from :func:`_record_end`, which sees few distinct values.
     """
     head = f'{{"sent_id": {_quoted(sent_id)}, "step": '
     lines = []
-    heads = labels = buffer = heads_text = labels_text = buffer_text = None
-    for s in steps:
-        if s.buffer is not buffer:
-            buffer, buffer_text = s.buffer, str(list(s.buffer))
-        if s.heads is not heads:
-            heads, heads_text = s.heads, str(list(s.heads))
-        if s.labels is not labels:
-            labels, labels_text = s.labels, f'"labels": [{", ".join([_quoted(x) for x in s.labels])}], '
-        lines.append(f'{head}{s.step}, "stack": {list(s.stack)}, "buffer": {buffer_text}, "heads": {heads_text}, '
-                     f'{labels_text or ""}{_record_end(tuple(s.costs.items()), tuple(s.optimal), s.action)}')
+    heads = labels = buffer = heads_text = buffer_text = None
+    labels_text = ""
+    for step, stack, s_buffer, s_heads, s_labels, costs, optimal, action in map(_STEP_FIELDS, steps):
+        if s_buffer is not buffer:
+            buffer_text = _buffer_text(s_buffer, buffer, buffer_text)
+            buffer = s_buffer
+        if s_heads is not heads:
+            heads, heads_text = s_heads, _ints_text(s_heads)
+        if s_labels is not labels:
+            labels, labels_text = s_labels, f'"labels": [{", ".join([_quoted(x) for x in s_labels])}], '
+        lines.append(f'{head}{step}, "stack": {_ints_text(stack)}, "buffer": {buffer_text}, "heads": {heads_text}, '
+                     f'{labels_text}{_record_end(tuple(costs.items()), tuple(optimal), action)}')
     return "".join(lines)
+
+
+#: A step's fields, read by name (the records of every dependency system have them) in one call.
+_STEP_FIELDS = operator.attrgetter("step", "stack", "buffer", "heads", "labels", "costs", "optimal", "action")
+
+#: ``str(i)`` for the ints a step's lists hold (-1 and words), grown on demand (:func:`_ints_text`).
+_INT_TEXTS: dict[int, str] = {-1: "-1"}
+
+
+def _ints_text(ints: tuple[int, ...]) -> str:
+    """``str(list(ints))`` from the cached texts of the ints: half the time (it writes each int anew)."""
+    try:
+        return f"[{', '.join(map(_INT_TEXTS.__getitem__, ints))}]"
+    except KeyError:
+        _INT_TEXTS.update((i, str(i)) for i in ints)
+        return f"[{', '.join(map(_INT_TEXTS.__getitem__, ints))}]"
+
+
+def _buffer_text(buffer: tuple[int, ...], before: tuple[int, ...] | None, before_text: str | None) -> str:
+    """The JSON of ``buffer``; when it is ``before`` less its first word (a shift), cut from ``before_text``."""
+    if before and len(buffer) == len(before) - 1 and buffer == before[1:]:
+        return f"[{before_text[before_text.index(' ') + 1 :]}" if buffer else "[]"
+    return _ints_text(buffer)
 
 
 def dependency_tsv(sent_id: str, steps: Iterable[Any]) -> str:
