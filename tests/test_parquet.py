@@ -8,10 +8,10 @@ pyarrow skip with the reason when it is not installed; the error without it is t
 
 from __future__ import annotations
 
-import errno
 import gc
 import json
 import random
+import signal
 
 import numpy as np
 import pytest
@@ -236,18 +236,22 @@ def test_a_failed_run_leaves_no_file_and_says_only_why(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
 
 
-@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # the writer closed at collection
-def test_a_write_failure_in_the_writer_thread_leaves_no_file_and_says_only_why(tmp_path, monkeypatch):
-    def full(self, group):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(step_columns.StepColumns, "batch", full)
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ (POSIX)")
+def test_a_write_failure_in_the_writer_process_leaves_no_file_and_says_only_why(tmp_path):
+    """The writer process (which inherits the limit) cannot write past 1 kB: its error, raised by the run."""
+    resource = pytest.importorskip("resource", reason="needs RLIMIT_FSIZE (POSIX)")
     source = tmp_path / "t.conllu"
-    treebank(source, count=3)
-    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
-    gc.collect()  # a writer left open would close now, writing to the dropped file
+    treebank(source, count=40)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    disposition = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, limits[1]))
+    try:
+        result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, disposition)
     assert result.returncode == 1 and result.stderr.count(b"\n") == 1, result.stderr
-    assert b"No space left on device" in result.stderr
+    assert b"File too large" in result.stderr and b"s.parquet" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
 
 
