@@ -12,6 +12,12 @@ dictionary pages (``RLE_DICTIONARY``); the Arrow schema is not stored
 (``store_schema=False``), so every reader sees standard Parquet types only:
 strings, 32-bit ints, booleans and lists of them (pandas, polars and
 Hugging Face ``datasets`` need no extension type).
+
+Turning records into columns and pages is Python and numpy work that holds
+the interpreter lock, so a writer thread would not overlap the run's walks:
+a writer process does it (:mod:`treetool.formats.parquet_writer`), on the
+second core, and the run's process only pickles records and never imports
+pyarrow.
 """
 
 from __future__ import annotations
@@ -102,12 +108,13 @@ class ParquetOutput:
     def __init__(self, path: str, columns: Any, metadata: dict[str, Any]) -> None:
         self.metadata = {"treetool_version": __version__, "schema_version": SCHEMA_VERSION, **metadata}
         self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
+        descriptor = self._out.stream.fileno()
         try:
-            self._writer = _start_writer(self._out.stream.fileno())
+            self._pending = [pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)]  # the writer's first read
+            self._writer = _start_writer(descriptor)
         except BaseException:
             self._out.abort()
             raise
-        self._pending: list[bytes] = [pickle.dumps((columns, self._out.stream.fileno()), pickle.HIGHEST_PROTOCOL)]
         self._pending_bytes = 0
         self._chunks: queue.Queue = queue.Queue(maxsize=CHUNKS_WAITING)
         self._broken = False  # the writer stopped reading: it failed, and its report says why
@@ -191,9 +198,7 @@ class ParquetOutput:
 
 def _start_writer(descriptor: int) -> subprocess.Popen:
     """The writer process, given ``descriptor`` (the output file), importing this treetool wherever it is."""
-    import treetool
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(treetool.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above treetool/formats
     start = f"import sys; sys.path.insert(0, {root!r}); from treetool.formats.parquet_writer import serve; serve()"
     return subprocess.Popen([sys.executable, "-c", start], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             pass_fds=(descriptor,))
