@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import signal
 
 import numpy as np
 import pytest
 
+from treetool.formats.files import FileAccessError
 from treetool.oracles import Configuration, get_system
+from treetool.oracles.annotate import annotate_sentence
 
 from conftest import SAMPLE_DATA, force_workers, run_cli as run
 from oracle_trees import rooted_tree
@@ -26,6 +29,7 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from treetool import steps  # noqa: E402
 import treetool.formats.step_columns as step_columns  # noqa: E402
+from treetool.formats.parquet import ParquetOutput  # noqa: E402
 
 LABELS = ["nsubj", "obj", "amod", "det", "case", "nmod"]
 
@@ -253,6 +257,20 @@ def test_a_write_failure_in_the_writer_process_leaves_no_file_and_says_only_why(
     assert result.returncode == 1 and result.stderr.count(b"\n") == 1, result.stderr
     assert b"File too large" in result.stderr and b"s.parquet" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
+
+
+def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_path):
+    """The writer process killed (as the out-of-memory killer would): the run's close says so, and the file is
+    dropped; a writer that said nothing is never taken for one that finished."""
+    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
+    os.kill(out._writer.pid, signal.SIGKILL)
+    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [0, 2, 0, 2]))
+    with pytest.raises(FileAccessError, match="writer process ended before finishing the file"):
+        with out:
+            for _ in range(10):
+                out.write(record)
+    assert out._writer.returncode == -signal.SIGKILL
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_vocabulary_needs_parquet_and_labels_from_a_file():

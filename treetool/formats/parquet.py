@@ -167,8 +167,8 @@ class ParquetOutput:
             raise PyarrowMissing(f"Parquet needs pyarrow, which cannot be imported ({outcome}): {EXTRA}")
         if isinstance(outcome, BaseException):
             raise outcome
-        raise RuntimeError(f"the Parquet writer process ended without finishing {self._out.name} "
-                           f"(exit status {self._writer.returncode})")
+        raise_for_write(self._out.name, OSError(f"the Parquet writer process ended before finishing the file (exit "
+                                                f"status {self._writer.returncode})"))
 
     def close(self, ok: bool) -> None:
         """Write the last records and the metadata and put the file in place (``ok``), else drop it."""
