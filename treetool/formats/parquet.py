@@ -44,10 +44,11 @@ SCHEMA_VERSION = 1
 METADATA_KEY = "treetool"
 #: The outcome the writer process reports when the file is complete (:mod:`treetool.formats.parquet_writer`).
 WRITTEN = "written"
-#: Records are handed to the writer process in chunks of about this many bytes (pickled; a few thousand steps)...
-CHUNK_BYTES = 1 << 20
-#: ... and at most this many chunks wait for it (the run's memory while the writer starts or lags behind).
-CHUNKS_WAITING = 8
+#: Records are handed to the writer process in chunks of about this many bytes (pickled: about 2,500 steps; the
+#: smaller, the less is left for the writer when the run ends) ...
+CHUNK_BYTES = 1 << 18
+#: ... and at most this many chunks wait for it (8 MB: the run goes on while the writer imports pyarrow, or lags).
+CHUNKS_WAITING = 32
 
 
 class PyarrowMissing(ImportError):
