@@ -42,9 +42,9 @@ from .parquet import pyarrow_modules
 __all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps",
            "walk_record"]
 
-#: Rows per row group: the unit of writing and of the reader's shuffling. A run's memory grows with it (about
-#: 1.5 kB a row: a group filling, one being turned into columns and written); at 16,384 an EWT run peaks at
-#: about 135 MB (65,536: 210 MB), with the same file size and reading speed.
+#: Rows per row group: the unit of writing and of the reader's shuffling. The writer process's memory grows with
+#: it (a group filling, the previous one being turned into columns and written); at 16,384 it peaks at about
+#: 120 MB on EWT (60 MB of them pyarrow and numpy), with the same file size and reading speed.
 ROWS_PER_GROUP = 16_384
 
 
