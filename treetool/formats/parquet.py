@@ -49,6 +49,7 @@ WRITTEN = "written"
 CHUNK_BYTES = 1 << 18
 #: ... and at most this many chunks wait for it (8 MB: the run goes on while the writer imports pyarrow, or lags).
 CHUNKS_WAITING = 32
+_UNREAD = object()  # the writer's report, before it is read
 
 
 class PyarrowMissing(ImportError):
@@ -119,7 +120,7 @@ class ParquetOutput:
         self._pending_bytes = 0
         self._chunks: queue.Queue = queue.Queue(maxsize=CHUNKS_WAITING)
         self._broken = False  # the writer stopped reading: it failed, and its report says why
-        self._report: Any = None
+        self._report: Any = _UNREAD
         self._sender = threading.Thread(target=self._send, name="parquet-sender", daemon=True)
         self._sender.start()
 
@@ -152,7 +153,7 @@ class ParquetOutput:
     def _outcome(self) -> Any:
         """The writer's report, once it has ended (waited for): ``WRITTEN``, its exception, or None if it said
         nothing (it was killed)."""
-        if self._writer.returncode is None:
+        if self._report is _UNREAD:
             try:
                 self._report = pickle.load(self._writer.stdout)
             except (EOFError, pickle.UnpicklingError):
