@@ -1,5 +1,5 @@
-"""The writer process of a Parquet output (:class:`~treetool.formats.parquet.ParquetOutput`): run as
-``python -m treetool.formats.parquet_writer`` by the run's process, never by hand.
+"""The writer process of a Parquet output (:class:`~treetool.formats.parquet.ParquetOutput`), which starts it
+(:func:`serve`, from the run's own treetool), never by hand.
 
 Turning records into columns and pages is work the run's process would do
 holding the interpreter lock, so it would not overlap the walks even in a
@@ -52,7 +52,7 @@ def write_records(source: IO[bytes]) -> str:
     schema = columns.schema()
     with os.fdopen(descriptor, "wb", closefd=False) as sink:
         writer = parquet.ParquetWriter(sink, schema, compression="zstd", store_schema=False,
-                                       use_dictionary=_dictionary_columns(schema),
+                                       use_dictionary=_dictionary_columns(pyarrow, schema),
                                        memory_pool=pyarrow.system_memory_pool())  # returns freed memory
         try:
             while (record := pickle.load(source)) is not None:
@@ -76,11 +76,9 @@ def _write_group(writer: Any, columns: Any, group: Any) -> None:
         writer.write_batch(batch, row_group_size=batch.num_rows)
 
 
-def _dictionary_columns(schema: Any) -> list[str]:
+def _dictionary_columns(pyarrow: Any, schema: Any) -> list[str]:
     """The column paths of dictionary type (strings, and the items of lists of strings): those get dictionary
     pages, the ints not (their values are too many and too varied for a dictionary to pay)."""
-    import pyarrow
-
     found = []
     for field in schema:
         if pyarrow.types.is_dictionary(field.type):
@@ -88,7 +86,3 @@ def _dictionary_columns(schema: Any) -> list[str]:
         elif pyarrow.types.is_list(field.type) and pyarrow.types.is_dictionary(field.type.value_type):
             found.append(f"{field.name}.list.element")
     return found
-
-
-if __name__ == "__main__":
-    serve()
