@@ -16,8 +16,8 @@ object); the writer process (:class:`~treetool.formats.parquet.ParquetOutput`)
 does the rest on the other core. There too no Python code runs per step:
 a walk's columns (:data:`SEGMENTS`) are packed into one run of C ints by a
 single ``struct.pack`` over C iterators (``zip``, ``map``, ``chain``), its
-spellings as the run's ids (numbered in the order the writer meets them:
-input order, so that ``--jobs`` writes the same file), and a row group's walks are joined
+spellings as ids of the walk's own (the run's ids are given in input order,
+so that ``--jobs`` writes the same file), and a row group's walks are joined
 as a few growing buffers (no small objects per walk left to scatter over the
 heap while a group fills). Each distinct tuple of a walk (the buffer and the
 heads change at some steps only) is packed once and its steps' rows gathered
@@ -51,7 +51,7 @@ ROWS_PER_GROUP = 16_384
 #: The int columns of a walk, one after the other in :attr:`SentenceSteps.ints`. A list column is its lengths
 #: (one per row) and its items; ``buffer``, ``heads`` and ``labels`` hold the walk's distinct tuples (the
 #: walk passes unchanged tuples on, so most steps repeat the one before), with per step the ``index`` of its
-#: own; ``legal``, ``optimal``, ``action`` and ``labels`` are the run's ids of their spellings (labels: -1 for
+#: own; ``legal``, ``optimal``, ``action`` and ``labels`` are ids into the walk's spellings (labels: -1 for
 #: no label yet); ``costs`` is aligned with ``legal``.
 SEGMENTS = ("stack_lengths", "stack", "buffer_lengths", "buffer", "buffer_index", "heads_lengths", "heads",
             "heads_index", "legal_lengths", "legal", "costs", "optimal_lengths", "optimal", "action", "labels_lengths",
@@ -60,13 +60,16 @@ _SEGMENT = {name: position for position, name in enumerate(SEGMENTS)}
 
 
 class SentenceSteps(NamedTuple):
-    """One sentence's walk as columns: one run of C ints (cheap to join into a row group: a few objects per
-    walk, not one per step or per column)."""
+    """One sentence's walk as a worker hands it back: its columns as one run of C ints (cheap to pickle, and
+    cheap to join into a row group: a few objects per walk, not one per step or per column)."""
 
     sent_id: str
     sizes: tuple[int, ...]
     """The number of ints of each of :data:`SEGMENTS` (the first: the walk's steps)."""
     ints: bytes
+    spellings: tuple[str, ...]
+    """The walk's action spellings, in order of first appearance (legal actions, optimal ones, actions taken)."""
+    label_spellings: tuple[str, ...]
     vectors: bytes | None
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
@@ -80,19 +83,18 @@ def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None) -> bytes
     return pickle.dumps((sent_id, tuple(zip(*steps)), vectors), pickle.HIGHEST_PROTOCOL)
 
 
-def sentence_steps(record: tuple[str, Sequence[tuple], bytes | None], ids: Callable[[str], int],
-                   label_ids: Callable[[str | None], int]) -> SentenceSteps:
-    """The columns of one walk from its record (:func:`walk_record`: its id, its fields, one tuple per field of a
-    step, empty for no step, and its cost vectors), spellings and labels given as ``ids(spelling)`` and
-    ``label_ids(label)`` (-1 for None), looked up in the order of :data:`SEGMENTS`.
+def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None = None) -> SentenceSteps:
+    """The columns of one walk from its fields (one tuple per field of a step, as :func:`walk_record` gives them;
+    empty for no step) and its cost vectors.
 
     One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
     """
-    sent_id, fields, vectors = record
     if not fields:
-        return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", vectors)
+        return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = fields
     chain = itertools.chain.from_iterable
+    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal), actions))))
+    ids = _ids(spellings)
     count, legal = len(actions), sum(map(len, costs))
     sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
     for column in (buffers, heads):
@@ -100,12 +102,15 @@ def sentence_steps(record: tuple[str, Sequence[tuple], bytes | None], ids: Calla
     sizes += [count, legal, legal, count, sum(map(len, optimal)), count]
     parts += [map(len, costs), map(ids, chain(costs)), chain(map(dict.values, costs)), map(len, optimal),
               map(ids, chain(optimal)), map(ids, actions)]
+    label_spellings: tuple[str, ...] = ()
     if labels[0] is None:
         sizes += [0, 0, 0]
     else:
-        parts[-2] = map(label_ids, chain(_distinct(labels, sizes, parts)))
+        distinct = _distinct(labels, sizes, parts)
+        label_spellings = tuple(label for label in dict.fromkeys(chain(distinct)) if label is not None)
+        parts[-2] = map(_ids(label_spellings, {None: -1}), chain(distinct))
     ints = struct.pack(f"{sum(sizes)}i", *chain(parts))
-    return SentenceSteps(sent_id, tuple(sizes), ints, vectors)
+    return SentenceSteps(sent_id, tuple(sizes), ints, spellings, label_spellings, vectors)
 
 
 def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]) -> list[tuple]:
@@ -118,38 +123,50 @@ def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]
     return distinct
 
 
+def _ids(spellings: Sequence[str], extra: dict | None = None) -> Any:
+    """The id of a spelling: its position in ``spellings`` (or its value in ``extra``)."""
+    ids = dict(zip(spellings, itertools.count()))
+    ids.update(extra or {})
+    return ids.__getitem__
+
+
 class _Numbered(dict):
-    """Numbers its keys in order of first lookup: ``numbered[key]`` is ``key``'s number, a new key the next.
-    A key None given at the start (labels: no label yet) keeps its value and takes no number."""
+    """Numbers its keys in order of first lookup: ``numbered[key]`` is ``key``'s number, a new key the next."""
 
     def __missing__(self, key: Any) -> int:
-        self[key] = number = len(self) - (None in self)
+        self[key] = number = len(self)
         return number
 
 
 class _Group:
-    """One row group's walks: their ints, sizes, sent_ids and vectors joined (a few growing buffers); and the
-    run's spellings and labels as they were when the group was full."""
+    """One row group's walks: their ints, sizes, sent_ids and vectors joined (a few growing buffers), their
+    spellings' and labels' run ids joined with how many each walk has; and the run's spellings and labels as
+    they were when the group was full."""
 
     def __init__(self) -> None:
         self.rows = 0
         self.ints, self.sent_ids, self.vectors = bytearray(), bytearray(), bytearray()
         self.sizes, self.sent_id_ends = array("i"), array("i")
+        self.spelling_ids, self.spellings, self.label_ids, self.label_spellings = (array("i") for _ in range(4))
         self.actions: list[str] = []
         self.labels: list[str] = []
 
-    def add(self, walk: SentenceSteps) -> None:
+    def add(self, walk: SentenceSteps, spelling_ids: array, label_ids: array) -> None:
         self.rows += walk.sizes[0]
         self.ints += walk.ints
         self.sizes.extend(walk.sizes)
         self.sent_ids += walk.sent_id.encode("utf-8")
         self.sent_id_ends.append(len(self.sent_ids))
+        self.spelling_ids += spelling_ids
+        self.spellings.append(len(spelling_ids))
+        self.label_ids += label_ids
+        self.label_spellings.append(len(label_ids))
         if walk.vectors is not None:
             self.vectors += walk.vectors
 
     def columns(self) -> dict[str, Any]:
-        """Each of :data:`SEGMENTS` over the group's walks (numpy), and per walk (``steps``, ``*_distinct``) the
-        sizes the batch needs."""
+        """Each of :data:`SEGMENTS` over the group's walks (numpy), and per walk (``steps``, ``*_distinct``,
+        ``*_items``) the sizes the batch needs."""
         np = _numpy()
         sizes = np.frombuffer(self.sizes, dtype=np.int32).reshape(-1, len(SEGMENTS))
         ints, self.ints = np.frombuffer(self.ints, dtype=np.int32), bytearray()  # freed once split
@@ -157,7 +174,11 @@ class _Group:
         columns = {name: ints[_ranges(starts[:, k], sizes[:, k])] for k, name in enumerate(SEGMENTS)}
         for name in ("buffer", "heads", "labels"):
             columns[f"{name}_distinct"] = sizes[:, _SEGMENT[f"{name}_lengths"]]
+        for name in ("labels", "legal", "optimal"):
+            columns[f"{name}_items"] = sizes[:, _SEGMENT[name]]
         columns["steps"] = sizes[:, 0]
+        for name in ("spelling_ids", "spellings", "label_ids", "label_spellings"):
+            columns[name] = np.frombuffer(getattr(self, name), dtype=np.int32)
         return columns
 
 
@@ -175,7 +196,7 @@ class StepColumns:
         self.labelled, self.vocabulary = labelled, vocabulary
         self.rows_per_group = ROWS_PER_GROUP
         self._action_ids = _Numbered((a, i) for i, a in enumerate(vocabulary or ()))
-        self._label_ids = _Numbered({None: -1})
+        self._label_ids = _Numbered()
         self._group = _Group()
 
     @property
@@ -199,7 +220,9 @@ class StepColumns:
 
     def add(self, record: tuple[str, Sequence[tuple], bytes | None]) -> _Group | None:
         """Take one walk (a record of :func:`walk_record`, unpickled); the row group when it is full, else None."""
-        self._group.add(sentence_steps(record, self._action_ids.__getitem__, self._label_ids.__getitem__))
+        walk = sentence_steps(*record)
+        self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
+                        array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
         return self.flush() if self._group.rows >= self.rows_per_group else None
 
     def flush(self) -> _Group | None:
@@ -207,7 +230,7 @@ class StepColumns:
         group, self._group = self._group, _Group()
         if not group.rows:
             return None
-        group.actions, group.labels = self.actions, [label for label in self._label_ids if label is not None]
+        group.actions, group.labels = self.actions, list(self._label_ids)
         return group
 
     def batch(self, group: _Group) -> Any:
@@ -225,22 +248,25 @@ class StepColumns:
                  _taken(pa, columns, "buffer", columns["buffer"], ints),
                  _taken(pa, columns, "heads", columns["heads"], ints)]
         if self.labelled:
+            labels = _run_ids(columns, "labels", "labels_items", "label_ids", "label_spellings")
             spelled_labels = _strings_array(pa, group.labels)
-            batch.append(_taken(pa, columns, "labels", columns["labels"], lambda taken: pa.DictionaryArray.from_arrays(
-                _ints_array(pa, taken, valid=taken >= 0), spelled_labels)))  # -1: no label yet, null
+            batch.append(_taken(pa, columns, "labels", labels, lambda taken: pa.DictionaryArray.from_arrays(
+                _ints_array(pa, taken, valid=taken >= 0), spelled_labels)))
         spellings = _strings_array(pa, group.actions)
 
-        def spelled(name: str) -> Any:
-            return pa.DictionaryArray.from_arrays(_ints_array(pa, columns[name]), spellings)
+        def spelled(name: str, items: str) -> Any:
+            ids = _run_ids(columns, name, items, "spelling_ids", "spellings")
+            return pa.DictionaryArray.from_arrays(_ints_array(pa, ids), spellings)
 
         if self.vocabulary is None:
             legal_offsets = _ints_array(pa, _offsets(columns["legal_lengths"]))
-            batch += [pa.ListArray.from_arrays(legal_offsets, spelled("legal")),
+            batch += [pa.ListArray.from_arrays(legal_offsets, spelled("legal", "legal_items")),
                       pa.ListArray.from_arrays(legal_offsets, _ints_array(pa, columns["costs"]))]
         else:
             matrix = np.frombuffer(group.vectors, dtype=np.intc).reshape(group.rows, -1)
             batch += [_ints_array(pa, column) for column in matrix.T]
-        batch += [_list_array(pa, columns["optimal_lengths"], spelled("optimal")), spelled("action")]
+        batch += [_list_array(pa, columns["optimal_lengths"], spelled("optimal", "optimal_items")),
+                  spelled("action", "steps")]
         return pa.record_batch(batch, schema=self.schema())
 
 
@@ -371,6 +397,17 @@ def _bools_array(pa: Any, values: Any) -> Any:
     """A numpy bool array as an Arrow one (built from buffers: :func:`_ints_array`)."""
     bits = pa.py_buffer(_numpy().packbits(values, bitorder="little"))
     return pa.Array.from_buffers(pa.bool_(), len(values), [None, bits])
+
+
+def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables: str) -> Any:
+    """The column ``name`` of a group's walks (each walk's own ids; ``items`` per walk) as the run's ids (the
+    walks' tables joined in ``table``, ``tables`` long each); -1 stays -1."""
+    np = _numpy()
+    local = columns[name]
+    run = np.full(len(local), -1, dtype=np.int32)
+    known = local >= 0  # the others are -1 (no label yet): looked up, they would index the table from its end
+    run[known] = columns[table][(local + np.repeat(_starts(columns[tables]), columns[items]))[known]]
+    return run
 
 
 def _taken(pa: Any, columns: dict[str, Any], name: str, values: Any, arrow: Callable[[Any], Any]) -> Any:
