@@ -74,13 +74,21 @@ class SentenceSteps(NamedTuple):
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
-def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None) -> bytes:
+def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False) -> bytes:
     """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its fields, one
     tuple each (``zip``), and with ``vector(step)`` given (numpy, C ints), the steps' cost vectors. The
-    pickle keeps a tuple the walk passes on unchanged as one object, which :func:`sentence_steps` packs once."""
+    pickle keeps a tuple the walk passes on unchanged as one object, which :func:`sentence_steps` packs once.
+
+    ``packed``: the walk's :class:`SentenceSteps` instead, packed here. The run's own process leaves the
+    packing to the writer process, on the other core; ``--jobs`` workers pack their walks themselves, in
+    parallel, or the one writer process would pack every walk of all the workers (about 1.5 us a step: the
+    bottleneck from three workers on).
+    """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
-    return pickle.dumps((sent_id, tuple(zip(*steps)), vectors), pickle.HIGHEST_PROTOCOL)
+    fields = tuple(zip(*steps))
+    record = sentence_steps(sent_id, fields, vectors) if packed else (sent_id, fields, vectors)
+    return pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
 
 
 def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None = None) -> SentenceSteps:
@@ -218,9 +226,9 @@ class StepColumns:
         fields += [("optimal", pa.list_(spelled)), ("action", spelled)]
         return pa.schema(fields)
 
-    def add(self, record: tuple[str, Sequence[tuple], bytes | None]) -> _Group | None:
+    def add(self, record: SentenceSteps | tuple[str, Sequence[tuple], bytes | None]) -> _Group | None:
         """Take one walk (a record of :func:`walk_record`, unpickled); the row group when it is full, else None."""
-        walk = sentence_steps(*record)
+        walk = record if isinstance(record, SentenceSteps) else sentence_steps(*record)
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
         return self.flush() if self._group.rows >= self.rows_per_group else None
