@@ -20,10 +20,10 @@ from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, readable_twice
-from treetool.formats.step_columns import SentenceSteps, StepColumns, sentence_steps
+from treetool.formats.step_columns import StepColumns, walk_record
 from treetool.formats.steps import DEPENDENCY_FORMATS
 from treetool.inventory import labels as treebank_labels
-from treetool.parallel import SentencePool
+from treetool.parallel import SentencePool, resolve_jobs
 from treetool.treebank import read_treebank
 
 from .common import (
@@ -185,7 +185,7 @@ def annotate_command(
                   options=_oracle_options(prefer_monotonic, algorithm, strategy))
     if output_format.value == "parquet":
         actions = _vocabulary(chosen, inputs, labeled) if vocabulary else None
-        walk = functools.partial(_walk_columns, chosen, actions, **limits)
+        walk = functools.partial(_walk_columns, chosen, actions, resolve_jobs(jobs) > 1, **limits)
         metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
                     "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
         open_output = functools.partial(parquet_output, output,
@@ -231,7 +231,7 @@ def annotate_command(
                 except SentenceTimeout as err:
                     beyond.add(sentence, out_of_reach_reason(err, max_seconds, max_states), err)
                     continue
-                out.write(text)  # bytes, or a sentence's steps for Parquet
+                out.write(text)  # bytes: encoded text, or a pickled record for Parquet
         if trees is not None:
             trees.finish()
     beyond.report()
@@ -296,17 +296,18 @@ def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]],
     return encode(sent_id, steps).encode("utf-8")
 
 
-def _walk_columns(system: TransitionSystem, actions: Any, sentence: tuple[list[int], list[str] | None, str, Any, int],
-                  *, labeled: bool, kind: str, max_length: int, max_seconds: float | None, max_states: int | None,
-                  options: dict[str, Any]) -> SentenceSteps:
-    """The columns of one sentence's walk (Parquet), with its cost vectors over ``actions`` when given."""
+def _walk_columns(system: TransitionSystem, actions: Any, packed: bool,
+                  sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
+                  max_length: int, max_seconds: float | None, max_states: int | None, options: dict[str, Any]) -> bytes:
+    """The record of one sentence's walk for Parquet (pickled; ``packed`` as :func:`walk_record`), with its cost
+    vectors over ``actions`` when given: the work of ``--jobs``."""
     heads, labels, sent_id, policy, position = sentence
     steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
                               max_length=max_length, max_seconds=max_seconds, max_states=max_states,
                               oracle_options=options)
     if actions is None:
-        return sentence_steps(sent_id, steps)
-    return sentence_steps(sent_id, steps, functools.partial(_cost_vector, actions, as_heads(heads)))
+        return walk_record(sent_id, steps, packed=packed)
+    return walk_record(sent_id, steps, functools.partial(_cost_vector, actions, as_heads(heads)), packed)
 
 
 def _cost_vector(actions: Any, gold: list[int], step: Step) -> Any:

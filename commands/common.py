@@ -34,7 +34,7 @@ from treetool.budget import ON_TIMEOUT_MODES
 from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
-from treetool.formats.parquet import ParquetOutput, PyarrowMissing, pyarrow_modules, refusal as parquet_refusal
+from treetool.formats.parquet import ParquetOutput, PyarrowMissing, refusal as parquet_refusal, require_pyarrow
 from treetool.formats.run_files import FileClash, checked_run
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
@@ -281,7 +281,7 @@ def parquet_output(path: str, columns: Callable[[], Any], metadata: dict[str, An
     """The ``--format parquet`` output at ``path`` for the rows of ``columns()``; without pyarrow, or to stdout,
     a pipe or a compressed name, a usage error in one line saying why (exit 2)."""
     try:
-        pyarrow_modules()
+        require_pyarrow()
     except PyarrowMissing as err:
         raise InapplicableOption(f"--format parquet: {err}") from None
     reason = parquet_refusal(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import pickle
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -102,8 +103,9 @@ class SequenceWriter:
                 self._treebank.write(sentence)
             return
         if self.format == "parquet":
-            self._rows.write((sentence.identifier(position), len(sentence), self.system_name, result.actions,
-                              result.reason if result.actions is None else None, bool(result.projectivized)))
+            self._rows.write(pickle.dumps((sentence.identifier(position), len(sentence), self.system_name,
+                                           result.actions, result.reason if result.actions is None else None,
+                                           bool(result.projectivized))))
             return
         if self.format == "lines":
             text = " ".join(result.actions or ())

@@ -8,15 +8,20 @@ pyarrow skip with the reason when it is not installed; the error without it is t
 
 from __future__ import annotations
 
-import errno
 import gc
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from treetool.formats.files import FileAccessError
 from treetool.oracles import Configuration, get_system
+from treetool.oracles.annotate import annotate_sentence
 
 from conftest import SAMPLE_DATA, force_workers, run_cli as run
 from oracle_trees import rooted_tree
@@ -26,6 +31,7 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from treetool import steps  # noqa: E402
 import treetool.formats.step_columns as step_columns  # noqa: E402
+from treetool.formats.parquet import ParquetOutput  # noqa: E402
 
 LABELS = ["nsubj", "obj", "amod", "det", "case", "nmod"]
 
@@ -236,19 +242,49 @@ def test_a_failed_run_leaves_no_file_and_says_only_why(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
 
 
-@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # the writer closed at collection
-def test_a_write_failure_in_the_writer_thread_leaves_no_file_and_says_only_why(tmp_path, monkeypatch):
-    def full(self, group):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(step_columns.StepColumns, "batch", full)
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ (POSIX)")
+def test_a_write_failure_in_the_writer_process_leaves_no_file_and_says_only_why(tmp_path):
+    """The writer process (which inherits the limit) cannot write past 1 kB: its error, raised by the run."""
+    resource = pytest.importorskip("resource", reason="needs RLIMIT_FSIZE (POSIX)")
     source = tmp_path / "t.conllu"
-    treebank(source, count=3)
-    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
-    gc.collect()  # a writer left open would close now, writing to the dropped file
+    treebank(source, count=40)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    disposition = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, limits[1]))
+    try:
+        result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, disposition)
     assert result.returncode == 1 and result.stderr.count(b"\n") == 1, result.stderr
-    assert b"No space left on device" in result.stderr
+    assert b"File too large" in result.stderr and b"s.parquet" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.conllu"]
+
+
+def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_path):
+    """The writer process killed (as the out-of-memory killer would): the run's close says so, and the file is
+    dropped; a writer that said nothing is never taken for one that finished."""
+    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
+    os.kill(out._writer.pid, signal.SIGKILL)
+    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [0, 2, 0, 2]))
+    with pytest.raises(FileAccessError, match="writer process ended before finishing the file"):
+        with out:
+            for _ in range(10):
+                out.write(record)
+    assert out._writer.returncode == -signal.SIGKILL
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_run_leaves_pyarrow_to_the_writer_process(tmp_path):
+    """The run's process never imports pyarrow (a tenth of a second of its start): the writer process does."""
+    source, target = tmp_path / "t.conllu", tmp_path / "s.parquet"
+    treebank(source, count=3)
+    argv = ["treetool", "annotate", str(source), "--system", "arc-eager", "--format", "parquet", "-o", str(target)]
+    code = ("import atexit, runpy, sys; atexit.register(lambda: print(sorted(m for m in sys.modules if "
+            f"m.split('.')[0] == 'pyarrow'))); sys.argv = {argv!r}; runpy.run_module('treetool', run_name='__main__')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\n" and pq.read_table(target).num_rows > 0
 
 
 def test_vocabulary_needs_parquet_and_labels_from_a_file():

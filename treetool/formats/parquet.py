@@ -12,28 +12,44 @@ dictionary pages (``RLE_DICTIONARY``); the Arrow schema is not stored
 (``store_schema=False``), so every reader sees standard Parquet types only:
 strings, 32-bit ints, booleans and lists of them (pandas, polars and
 Hugging Face ``datasets`` need no extension type).
+
+Turning records into columns and pages is Python and numpy work that holds
+the interpreter lock, so a writer thread would not overlap the run's walks:
+a writer process does it (:mod:`treetool.formats.parquet_writer`), on the
+second core, and the run's process only pickles records and never imports
+pyarrow.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import importlib.util
 import os
+import pickle
 import queue
 import stat
+import subprocess
+import sys
 import threading
 from typing import Any
 
 from .. import __version__
 from .files import AtomicOutput, raise_for_write, resolve_links, split_compression
 
-__all__ = ["EXTRA", "SCHEMA_VERSION", "ParquetOutput", "PyarrowMissing", "pyarrow_modules"]
+__all__ = ["EXTRA", "SCHEMA_VERSION", "ParquetOutput", "PyarrowMissing", "pyarrow_modules", "require_pyarrow"]
 
 EXTRA = "pip install 'treetool[parquet]'"
 SCHEMA_VERSION = 1
 """The version of the columns the files' ``treetool`` metadata names (docs: Training files in Parquet)."""
 #: The key of the file's key-value metadata that holds treetool's JSON (versions, system, options, actions).
 METADATA_KEY = "treetool"
+#: The outcome the writer process reports when the file is complete (:mod:`treetool.formats.parquet_writer`).
+WRITTEN = "written"
+#: Records are handed to the writer process in chunks of about this many bytes (pickled: about 2,500 steps; the
+#: smaller, the less is left for the writer when the run ends) ...
+CHUNK_BYTES = 1 << 18
+#: ... and at most this many chunks wait for it (8 MB: the run goes on while the writer imports pyarrow, or lags).
+CHUNKS_WAITING = 32
+_UNREAD = object()  # the writer's report, before it is read
 
 
 class PyarrowMissing(ImportError):
@@ -48,6 +64,13 @@ def pyarrow_modules() -> tuple[Any, Any]:
     except ImportError as err:
         raise PyarrowMissing(f"Parquet needs pyarrow, which is not installed ({err}): {EXTRA}") from None
     return pyarrow, pyarrow.parquet
+
+
+def require_pyarrow() -> None:
+    """:class:`PyarrowMissing` if pyarrow is not installed: looked for, not imported (the writer process imports
+    it; the run's process never needs it, and its import takes a tenth of a second)."""
+    if importlib.util.find_spec("pyarrow") is None:
+        raise PyarrowMissing(f"Parquet needs pyarrow, which is not installed: {EXTRA}")
 
 
 def refusal(path: str) -> str | None:
@@ -67,88 +90,106 @@ def refusal(path: str) -> str | None:
 
 
 class ParquetOutput:
-    """A Parquet file of the rows of ``columns`` (:mod:`treetool.formats.step_columns`), a row group at a time.
+    """A Parquet file of the rows of ``columns`` (:mod:`treetool.formats.step_columns`), a row group at a time,
+    written by a writer process (:mod:`treetool.formats.parquet_writer`) on another core.
 
-    :meth:`write` hands a record to ``columns``, which gives back a row group
-    when one is full; a writer thread makes it a record batch and writes it
-    (pyarrow encodes and compresses without the interpreter lock, so that
-    work overlaps the run's), while the run goes on with the next group:
-    at most three groups are in memory (written, waiting, filling). ``metadata`` (JSON-able) is written
-    under the key ``treetool`` with the treetool and schema versions and, at
-    the end, the action spellings by dictionary id (``actions``). A context
-    manager: the file is put in place when the block ends normally, else
-    dropped.
+    :meth:`write` takes one record pickled (a walk's, or a sentence's gold
+    sequence: what ``columns.add`` takes), so that a ``--jobs`` worker
+    pickles its own and the run's process only passes bytes on. Records go
+    in chunks to a sender thread, which feeds the writer process while the
+    run goes on (a write to a pipe releases the interpreter lock); at most
+    :data:`CHUNKS_WAITING` chunks wait, so memory stays bounded when the
+    writer is slower. ``columns`` is pickled to the writer, which turns the
+    records into row groups, writes them and, at the end, ``metadata``
+    (JSON-able) under the key ``treetool`` with the treetool and schema
+    versions and the action spellings by dictionary id (``actions``). A
+    context manager: the file is put in place when the block ends normally
+    and the writer reports it complete, else dropped (the writer is ended).
     """
 
     def __init__(self, path: str, columns: Any, metadata: dict[str, Any]) -> None:
-        pyarrow, parquet = pyarrow_modules()
-        self._columns = columns
         self.metadata = {"treetool_version": __version__, "schema_version": SCHEMA_VERSION, **metadata}
         self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
+        descriptor = self._out.stream.fileno()
         try:
-            self._writer = parquet.ParquetWriter(self._out.stream, columns.schema, compression="zstd",
-                                                 store_schema=False, use_dictionary=_dictionary_columns(columns.schema),
-                                                 memory_pool=pyarrow.system_memory_pool())  # returns freed memory (mimalloc kept ~15 MB)
+            self._pending = [pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)]  # the writer's first read
+            self._writer = _start_writer(descriptor)
         except BaseException:
             self._out.abort()
             raise
-        self._groups: queue.Queue = queue.Queue(maxsize=1)
-        self._failure: BaseException | None = None
-        self._thread = threading.Thread(target=self._write_groups, name="parquet-writer", daemon=True)
-        self._thread.start()
+        self._pending_bytes = 0
+        self._chunks: queue.Queue = queue.Queue(maxsize=CHUNKS_WAITING)
+        self._broken = False  # the writer stopped reading: it failed, and its report says why
+        self._report: Any = _UNREAD
+        self._sender = threading.Thread(target=self._send, name="parquet-sender", daemon=True)
+        self._sender.start()
 
-    def write(self, record: Any) -> None:
-        """Add one record (a sentence's steps, or its gold sequence) to the file."""
-        group = self._columns.add(record)
-        if group is not None:
-            self._hand_over(group)
+    def write(self, record: bytes) -> None:
+        """Add one record, pickled (a sentence's steps, or its gold sequence), to the file."""
+        self._pending.append(record)
+        self._pending_bytes += len(record)
+        if self._pending_bytes >= CHUNK_BYTES:
+            self._hand_over()
 
-    def _hand_over(self, group: Any) -> None:
-        if self._failure is not None:
-            self._raise_failure()
-        self._groups.put(group)
+    def _hand_over(self) -> None:
+        if self._broken:
+            self._raise_failure(self._outcome())
+        self._chunks.put(b"".join(self._pending))
+        self._pending.clear()
+        self._pending_bytes = 0
 
-    def _write_groups(self) -> None:
-        """The writer thread: each group as a record batch (one row group), until None comes."""
-        while (group := self._groups.get()) is not None:
-            if self._failure is None:
-                try:
-                    batch = self._columns.batch(group)
-                    self._writer.write_batch(batch, row_group_size=batch.num_rows)
-                except BaseException as err:  # raised in the run's thread (_raise_failure)
-                    self._failure = err
+    def _send(self) -> None:
+        """The sender thread: each chunk to the writer's input, until None comes; then the input is closed."""
+        stream = self._writer.stdin
+        try:
+            while (chunk := self._chunks.get()) is not None:
+                stream.write(chunk)
+            stream.close()
+        except OSError:  # a broken pipe: the writer has ended
+            self._broken = True
+            while self._chunks.get() is not None:  # so that the run's puts never block
+                pass
 
-    def _raise_failure(self) -> None:
-        err = self._failure
-        if isinstance(err, OSError):
-            raise_for_write(self._out.name, err)
-        raise err  # type: ignore[misc]
+    def _outcome(self) -> Any:
+        """The writer's report, once it has ended (waited for): ``WRITTEN``, its exception, or None if it said
+        nothing (it was killed)."""
+        if self._report is _UNREAD:
+            try:
+                self._report = pickle.load(self._writer.stdout)
+            except (EOFError, pickle.UnpicklingError):
+                self._report = None
+            self._writer.stdout.close()
+            self._writer.wait()
+        return self._report
+
+    def _raise_failure(self, outcome: Any) -> None:
+        if isinstance(outcome, OSError):
+            raise_for_write(self._out.name, outcome)
+        if isinstance(outcome, ImportError):
+            raise PyarrowMissing(f"Parquet needs pyarrow, which cannot be imported ({outcome}): {EXTRA}")
+        if isinstance(outcome, BaseException):
+            raise outcome
+        raise_for_write(self._out.name, OSError(f"the Parquet writer process ended before finishing the file (exit "
+                                                f"status {self._writer.returncode})"))
 
     def close(self, ok: bool) -> None:
-        """Write the last row group and the metadata and put the file in place (``ok``), else drop it."""
+        """Write the last records and the metadata and put the file in place (``ok``), else drop it."""
+        if not ok:
+            self._writer.kill()  # the file is dropped: nothing more to write
         try:
             if ok:
-                group = self._columns.flush()
-                if group is not None:
-                    self._hand_over(group)
+                self._pending += [pickle.dumps(None), pickle.dumps(self.metadata)]  # the end, then the metadata
+                self._hand_over()
         finally:
-            self._groups.put(None)
-            self._thread.join()
-        if not ok or self._failure is not None:
-            with contextlib.suppress(Exception):  # the file is dropped: the run's own error is the one to report
-                self._writer.close()  # else the writer closes at garbage collection, writing to a closed file
-            self._out.abort()
-            if ok:
-                self._raise_failure()  # the writer thread's error
-            return
-        try:
-            self.metadata["actions"] = self._columns.actions
-            self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(self.metadata, ensure_ascii=False)})
-            self._writer.close()
-        except BaseException:
-            self._out.abort()
-            raise
-        self._out.commit()
+            self._chunks.put(None)
+            self._sender.join()
+            outcome = self._outcome()
+            if not ok or outcome != WRITTEN:
+                self._out.abort()
+        if ok and outcome != WRITTEN:
+            self._raise_failure(outcome)
+        if ok:
+            self._out.commit()
 
     def __enter__(self) -> ParquetOutput:
         return self
@@ -157,15 +198,9 @@ class ParquetOutput:
         self.close(ok=exc_type is None)
 
 
-def _dictionary_columns(schema: Any) -> list[str]:
-    """The column paths of dictionary type (strings, and the items of lists of strings): those get dictionary
-    pages, the ints not (their values are too many and too varied for a dictionary to pay)."""
-    import pyarrow
-
-    found = []
-    for field in schema:
-        if pyarrow.types.is_dictionary(field.type):
-            found.append(field.name)
-        elif pyarrow.types.is_list(field.type) and pyarrow.types.is_dictionary(field.type.value_type):
-            found.append(f"{field.name}.list.element")
-    return found
+def _start_writer(descriptor: int) -> subprocess.Popen:
+    """The writer process, given ``descriptor`` (the output file), importing this treetool wherever it is."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above treetool/formats
+    start = f"import sys; sys.path.insert(0, {root!r}); from treetool.formats.parquet_writer import serve; serve()"
+    return subprocess.Popen([sys.executable, "-c", start], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            pass_fds=(descriptor,))

@@ -9,19 +9,21 @@ actions, in the system's legal order) or, with an action vocabulary
 (``treetool.oracles.vocabulary``), one int column per action id, ``cost:SPELLING``,
 -1 where illegal, as ``oracle.cost_vector`` gives them.
 
-Writing must stay cheap beside the walk (a few microseconds a step), so no
-Python code runs per step: a walk's columns (:data:`SEGMENTS`) are packed
-into one run of C ints by a single ``struct.pack`` over C iterators
-(``zip``, ``map``, ``chain``), its spellings as ids of the walk's own (the
-run's ids are given in the main process, in input order, so that ``--jobs``
-writes the same file), and a row group's walks are joined as a few growing
-buffers (no small objects per walk left to scatter over the heap while a
-group fills). A walk's transitions pass unchanged tuples on (the buffer and
-the heads change at some steps only), so each distinct tuple is packed once
-and its steps' rows gathered from it by numpy, which with pyarrow builds the
-record batch in the writer thread. A step is read as the tuple of the fields
-of ``treetool.oracles.annotate.Step``, in order, so the core
-encodes the oracles' records without importing them.
+Writing must stay cheap beside the walk, so the run's process does little more
+than pickle each walk's fields (:func:`walk_record`: one ``zip`` and one
+``pickle.dumps``, which keeps the tuples a walk passes on unchanged as one
+object); the writer process (:class:`~treetool.formats.parquet.ParquetOutput`)
+does the rest on the other core. There too no Python code runs per step:
+a walk's columns (:data:`SEGMENTS`) are packed into one run of C ints by a
+single ``struct.pack`` over C iterators (``zip``, ``map``, ``chain``), its
+spellings as ids of the walk's own (the run's ids are given in input order,
+so that ``--jobs`` writes the same file), and a row group's walks are joined
+as a few growing buffers (no small objects per walk left to scatter over the
+heap while a group fills). Each distinct tuple of a walk (the buffer and the
+heads change at some steps only) is packed once and its steps' rows gathered
+from it by numpy, which with pyarrow builds the record batch. A step is read
+as the tuple of the fields of ``treetool.oracles.annotate.Step``, in order,
+so the core encodes the oracles' records without importing them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+import pickle
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -36,11 +39,12 @@ from typing import Any, NamedTuple
 
 from .parquet import pyarrow_modules
 
-__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps"]
+__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps",
+           "walk_record"]
 
-#: Rows per row group: the unit of writing and of the reader's shuffling. A run's memory grows with it (about
-#: 1.5 kB a row: a group filling, one being turned into columns and written); at 16,384 an EWT run peaks at
-#: about 135 MB (65,536: 210 MB), with the same file size and reading speed.
+#: Rows per row group: the unit of writing and of the reader's shuffling. The writer process's memory grows with
+#: it (a group filling, the previous one being turned into columns and written); at 16,384 it peaks at about
+#: 120 MB on EWT (60 MB of them pyarrow and numpy), with the same file size and reading speed.
 ROWS_PER_GROUP = 16_384
 
 
@@ -70,20 +74,36 @@ class SentenceSteps(NamedTuple):
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
-def sentence_steps(sent_id: str, steps: Iterable[Any], vector: Any = None) -> SentenceSteps:
-    """The columns of one walk; ``vector(step)``, when given, is the step's cost vector (numpy, C ints).
+def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False) -> bytes:
+    """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its fields, one
+    tuple each (``zip``), and with ``vector(step)`` given (numpy, C ints), the steps' cost vectors. The
+    pickle keeps a tuple the walk passes on unchanged as one object, which :func:`sentence_steps` packs once.
 
-    One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
+    ``packed``: the walk's :class:`SentenceSteps` instead, packed here. The run's own process leaves the
+    packing to the writer process, on the other core; ``--jobs`` workers pack their walks themselves, in
+    parallel, or the one writer process would pack every walk of all the workers (about 1.5 us a step: the
+    bottleneck from three workers on).
     """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
-    if not steps:
+    fields = tuple(zip(*steps))
+    record = sentence_steps(sent_id, fields, vectors) if packed else (sent_id, fields, vectors)
+    return pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
+
+
+def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None = None) -> SentenceSteps:
+    """The columns of one walk from its fields (one tuple per field of a step, as :func:`walk_record` gives them;
+    empty for no step) and its cost vectors.
+
+    One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
+    """
+    if not fields:
         return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
-    _, stacks, buffers, heads, labels, costs, optimal, actions = zip(*steps)
+    _, stacks, buffers, heads, labels, costs, optimal, actions = fields
     chain = itertools.chain.from_iterable
     spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal), actions))))
     ids = _ids(spellings)
-    count, legal = len(steps), sum(map(len, costs))
+    count, legal = len(actions), sum(map(len, costs))
     sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
     for column in (buffers, heads):
         _distinct(column, sizes, parts)
@@ -171,8 +191,9 @@ class _Group:
 
 
 class StepColumns:
-    """Collects walks (:class:`SentenceSteps`) into row groups of :data:`ROWS_PER_GROUP` steps, and makes each a
-    record batch (:meth:`batch`, which may run in another thread than :meth:`add`).
+    """Collects walks (records of :func:`walk_record`) into row groups of :data:`ROWS_PER_GROUP` steps, and makes
+    each a record batch (:meth:`batch`). Made in the run's process and pickled to the writer process, where
+    pyarrow is imported (:meth:`schema`), so the run never imports it.
 
     ``vocabulary``: the action spellings by id, for ``cost:`` columns (None:
     ``legal`` + ``costs`` lists). ``actions`` lists every spelling met, by
@@ -180,11 +201,10 @@ class StepColumns:
     """
 
     def __init__(self, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
-        self.pa, _ = pyarrow_modules()
         self.labelled, self.vocabulary = labelled, vocabulary
+        self.rows_per_group = ROWS_PER_GROUP
         self._action_ids = _Numbered((a, i) for i, a in enumerate(vocabulary or ()))
         self._label_ids = _Numbered()
-        self.schema = self._schema()
         self._group = _Group()
 
     @property
@@ -192,8 +212,9 @@ class StepColumns:
         """Every action spelling met so far, by dictionary id."""
         return list(self._action_ids)
 
-    def _schema(self) -> Any:
-        pa = self.pa
+    def schema(self) -> Any:
+        """The Arrow schema of the record batches."""
+        pa, _ = pyarrow_modules()
         ints, spelled = pa.list_(pa.int32()), pa.dictionary(pa.int32(), pa.string())
         fields = [("sent_id", spelled), ("step", pa.int32()), ("stack", ints), ("buffer", ints), ("heads", ints)]
         if self.labelled:
@@ -205,11 +226,12 @@ class StepColumns:
         fields += [("optimal", pa.list_(spelled)), ("action", spelled)]
         return pa.schema(fields)
 
-    def add(self, sentence: SentenceSteps) -> _Group | None:
-        """Take one walk; the row group when it is full, else None."""
-        self._group.add(sentence, array("i", map(self._action_ids.__getitem__, sentence.spellings)),
-                        array("i", map(self._label_ids.__getitem__, sentence.label_spellings)))
-        return self.flush() if self._group.rows >= ROWS_PER_GROUP else None
+    def add(self, record: SentenceSteps | tuple[str, Sequence[tuple], bytes | None]) -> _Group | None:
+        """Take one walk (a record of :func:`walk_record`, unpickled); the row group when it is full, else None."""
+        walk = record if isinstance(record, SentenceSteps) else sentence_steps(*record)
+        self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
+                        array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
+        return self.flush() if self._group.rows >= self.rows_per_group else None
 
     def flush(self) -> _Group | None:
         """The row group of the walks taken since the last one (None if none)."""
@@ -221,7 +243,7 @@ class StepColumns:
 
     def batch(self, group: _Group) -> Any:
         """The record batch of a row group."""
-        np, pa = _numpy(), self.pa
+        np, (pa, _) = _numpy(), pyarrow_modules()
         columns = group.columns()
         counts = columns["steps"]
         ints = functools.partial(_ints_array, pa)
@@ -253,7 +275,7 @@ class StepColumns:
             batch += [_ints_array(pa, column) for column in matrix.T]
         batch += [_list_array(pa, columns["optimal_lengths"], spelled("optimal", "optimal_items")),
                   spelled("action", "steps")]
-        return pa.record_batch(batch, schema=self.schema)
+        return pa.record_batch(batch, schema=self.schema())
 
 
 class SequenceColumns:
@@ -261,12 +283,7 @@ class SequenceColumns:
     (null when not derivable), ``reason`` (why not, else null), ``projectivized``."""
 
     def __init__(self) -> None:
-        self.pa, _ = pyarrow_modules()
-        pa = self.pa
-        spelled = pa.dictionary(pa.int32(), pa.string())
-        self.schema = pa.schema([("sent_id", pa.string()), ("n", pa.int32()), ("system", spelled),
-                                 ("actions", pa.list_(spelled)), ("reason", pa.string()),
-                                 ("projectivized", pa.bool_())])
+        self.rows_per_group = ROWS_PER_GROUP
         self.actions: list[str] = []
         self._action_ids: dict[str, int] = {}
         self.rows: list[tuple[str, int, str, Sequence[str] | None, str | None, bool]] = []
@@ -274,7 +291,14 @@ class SequenceColumns:
     def add(self, row: tuple[str, int, str, Sequence[str] | None, str | None, bool]) -> list[tuple] | None:
         """Take one sentence's row (the columns in order); the row group when it is full, else None."""
         self.rows.append(row)
-        return self.flush() if len(self.rows) >= ROWS_PER_GROUP else None
+        return self.flush() if len(self.rows) >= self.rows_per_group else None
+
+    def schema(self) -> Any:
+        """The Arrow schema of the record batches."""
+        pa, _ = pyarrow_modules()
+        spelled = pa.dictionary(pa.int32(), pa.string())
+        return pa.schema([("sent_id", pa.string()), ("n", pa.int32()), ("system", spelled),
+                          ("actions", pa.list_(spelled)), ("reason", pa.string()), ("projectivized", pa.bool_())])
 
     def flush(self) -> list[tuple] | None:
         """The row group of the rows taken since the last one (None if none)."""
@@ -283,7 +307,7 @@ class SequenceColumns:
 
     def batch(self, group: list[tuple]) -> Any:
         """The record batch of a row group (built from buffers: :func:`_ints_array`)."""
-        np, pa = _numpy(), self.pa
+        np, (pa, _) = _numpy(), pyarrow_modules()
         sent_ids, ns, systems, sequences, reasons, projectivized = zip(*group)
         ids = self._action_ids
         _learn(ids, self.actions, itertools.chain.from_iterable(s for s in sequences if s))
@@ -299,7 +323,7 @@ class SequenceColumns:
         actions = pa.ListArray.from_arrays(_ints_array(pa, _offsets(lengths)), spellings, mask=_bools_array(pa, ~derived))
         return pa.record_batch([_strings_array(pa, sent_ids), _ints_array(pa, np.array(ns, dtype=np.int32)), system,
                                 actions, _strings_array(pa, reasons), _bools_array(pa, np.array(projectivized, bool))],
-                               schema=self.schema)
+                               schema=self.schema())
 
 
 def _learn(ids: dict[str, int], spellings: list[str], met: Iterable[str]) -> None:
