@@ -347,7 +347,7 @@ def cli_command(fn: F) -> F:
                 result = fn(*args, **kwargs)
             sys.stdout.flush()
             return result
-        except (InapplicableOption, FileClash) as err:
+        except (InapplicableOption, FileClash, PyarrowMissing) as err:  # pyarrow found, failing in the writer
             error(f"treetool: error: {err}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except TreebankError as err:

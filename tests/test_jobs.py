@@ -539,3 +539,41 @@ def test_a_killed_worker_is_one_line_not_a_traceback(real, monkeypatch, forced):
     assert result.returncode == 1
     assert result.stderr.startswith(b"treetool: error: a --jobs worker process was killed by SIGKILL")
     assert result.stderr.count(b"\n") == 1
+
+
+ORPHANED = """
+import os, signal
+from treetool import parallel
+parallel.START_SENTENCES = {"fork": 0, "spawn": 0}
+with parallel.SentencePool(2) as pool:
+    for _ in pool.map(abs, ((i, -i) for i in range(100))):
+        pass
+    print(*pool._executor._processes, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has: nobody may be reaping it here)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes' states from /proc")
+def test_workers_end_when_their_main_process_is_killed(tmp_path):
+    """A main process killed outright (SIGKILL) cleans nothing up: its workers notice it is gone and end, where
+    they would otherwise wait for work for ever (and hold open the pipes they inherited)."""
+    import subprocess
+
+    printed, said = tmp_path / "pids", tmp_path / "stderr"
+    with printed.open("w") as out, said.open("w") as err:  # files, not pipes: the workers would hold a pipe open
+        done = subprocess.run([sys.executable, "-c", ORPHANED], stdout=out, stderr=err, timeout=60)
+    assert done.returncode == -signal.SIGKILL, said.read_text()
+    workers = [int(pid) for pid in printed.read_text().split()]
+    assert len(workers) == 2
+    deadline = time.monotonic() + 30  # they check twice a second: far more than enough on any machine
+    while any(map(_running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(_running, workers))

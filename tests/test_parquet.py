@@ -275,6 +275,52 @@ def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupt_while_waiting_for_the_writer_drops_the_file_and_ends_the_writer(tmp_path, monkeypatch):
+    """^C or a signal's exception arriving while close waits for the writer (the last moment of every run): no
+    file, not even the temporary one, and no writer left running."""
+    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
+    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [0, 2, 0, 2]))
+
+    waited = ParquetOutput._outcome
+
+    def interrupted(self):  # the first wait for the report is interrupted
+        monkeypatch.setattr(ParquetOutput, "_outcome", waited)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        with out:
+            out.write(record)
+            monkeypatch.setattr(ParquetOutput, "_outcome", interrupted)
+    assert out._writer.wait(timeout=10) == -signal.SIGKILL
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_parquet_output_leaves_the_jobs_pool_free_to_fork(tmp_path):
+    """No thread of its own: with one, ``--jobs`` would spawn its workers (ten times the start-up) instead of
+    forking them."""
+    from treetool.parallel import start_method
+
+    if sys.platform == "darwin" or not hasattr(os, "fork"):
+        pytest.skip("the pool forks only where fork is the platform's ordinary start method")
+    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {}):
+        assert start_method() == "fork"
+
+
+def test_pyarrow_found_but_failing_in_the_writer_is_one_line(tmp_path, monkeypatch):
+    """A pyarrow that is installed but does not import (a numpy it was not built for): the run only looks it
+    up, the writer process fails to import it, and the run says so in one line (exit 2), leaving no file."""
+    fake = tmp_path / "fake" / "pyarrow"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('built for another numpy')\n")
+    source = tmp_path / "t.conllu"
+    treebank(source, count=3)
+    monkeypatch.setenv("PYTHONPATH", str(fake.parent))  # the writer process's, not this one's sys.path
+    result = run("annotate", source, "--system", "arc-eager", "--format", "parquet", "-o", tmp_path / "s.parquet")
+    assert result.returncode == 2 and result.stderr.count(b"\n") == 1, result.stderr
+    assert b"built for another numpy" in result.stderr and b"treetool[parquet]" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake", "t.conllu"]
+
+
 def test_the_run_leaves_pyarrow_to_the_writer_process(tmp_path):
     """The run's process never imports pyarrow (a tenth of a second of its start): the writer process does."""
     source, target = tmp_path / "t.conllu", tmp_path / "s.parquet"

@@ -180,11 +180,26 @@ def _run_chunk(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Out
 
 def _worker_init() -> None:
     """Ctrl-C is the main process's to handle: it stops the workers itself; SIGTERM and SIGHUP end a worker
-    at once (the command line's handlers, inherited by a fork, are for the main process's clean-up)."""
+    at once (the command line's handlers, inherited by a fork, are for the main process's clean-up). A worker
+    whose main process is gone ends (:func:`_end_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is not None and signal.getsignal(signum) not in (signal.SIG_IGN, None):
             signal.signal(signum, signal.SIG_DFL)
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
+
+
+#: How often a worker checks that its main process is still there.
+PARENT_CHECK_SECONDS = 0.5
+
+
+def _end_with_parent(parent: int) -> None:
+    """End this worker once its main process is gone. A main process killed outright (SIGKILL, the
+    out-of-memory killer) stops nothing; its idle workers would wait for work for ever, and hold open what
+    they inherited (a Parquet writer's input, which then never ends)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 class _Reported(NamedTuple):

@@ -22,14 +22,15 @@ pyarrow.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import pickle
-import queue
+import select
 import stat
 import subprocess
 import sys
-import threading
+from collections import deque
 from typing import Any
 
 from .. import __version__
@@ -47,8 +48,9 @@ WRITTEN = "written"
 #: Records are handed to the writer process in chunks of about this many bytes (pickled: about 2,500 steps; the
 #: smaller, the less is left for the writer when the run ends) ...
 CHUNK_BYTES = 1 << 18
-#: ... and at most this many chunks wait for it (8 MB: the run goes on while the writer imports pyarrow, or lags).
-CHUNKS_WAITING = 32
+#: ... and the run waits for the writer only while more than this many bytes wait for it (the run goes on while the
+#: writer imports pyarrow, or lags).
+WAITING_BYTES = 8 << 20
 _UNREAD = object()  # the writer's report, before it is read
 
 
@@ -62,7 +64,7 @@ def pyarrow_modules() -> tuple[Any, Any]:
         import pyarrow
         import pyarrow.parquet
     except ImportError as err:
-        raise PyarrowMissing(f"Parquet needs pyarrow, which is not installed ({err}): {EXTRA}") from None
+        raise PyarrowMissing(f"Parquet needs pyarrow, which cannot be imported ({err}): {EXTRA}") from None
     return pyarrow, pyarrow.parquet
 
 
@@ -95,16 +97,19 @@ class ParquetOutput:
 
     :meth:`write` takes one record pickled (a walk's, or a sentence's gold
     sequence: what ``columns.add`` takes), so that a ``--jobs`` worker
-    pickles its own and the run's process only passes bytes on. Records go
-    in chunks to a sender thread, which feeds the writer process while the
-    run goes on (a write to a pipe releases the interpreter lock); at most
-    :data:`CHUNKS_WAITING` chunks wait, so memory stays bounded when the
-    writer is slower. ``columns`` is pickled to the writer, which turns the
-    records into row groups, writes them and, at the end, ``metadata``
-    (JSON-able) under the key ``treetool`` with the treetool and schema
-    versions and the action spellings by dictionary id (``actions``). A
-    context manager: the file is put in place when the block ends normally
-    and the writer reports it complete, else dropped (the writer is ended).
+    pickles its own and the run's process only passes bytes on. Records are
+    joined into chunks and written to the writer's input without blocking,
+    as much as the pipe takes at each record, so the run goes on while the
+    writer works; it waits for the writer only while more than
+    :data:`WAITING_BYTES` are waiting, so memory stays bounded. No thread:
+    a thread would make ``--jobs`` spawn its workers instead of forking them
+    (:func:`treetool.parallel.start_method`). ``columns`` is pickled to the
+    writer, which turns the records into row groups, writes them and, at
+    the end, ``metadata`` (JSON-able) under the key ``treetool`` with the
+    treetool and schema versions and the action spellings by dictionary id
+    (``actions``). A context manager: the file is put in place when the
+    block ends normally and the writer reports it complete, else (an error,
+    a signal, the writer's failure) dropped, and the writer ended.
     """
 
     def __init__(self, path: str, columns: Any, metadata: dict[str, Any]) -> None:
@@ -112,59 +117,73 @@ class ParquetOutput:
         self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
         descriptor = self._out.stream.fileno()
         try:
-            self._pending = [pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)]  # the writer's first read
             self._writer = _start_writer(descriptor)
         except BaseException:
             self._out.abort()
             raise
+        self._input = self._writer.stdin.fileno()  # type: ignore[union-attr]
+        os.set_blocking(self._input, False)
+        self._pending = [pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)]  # the writer's first read
         self._pending_bytes = 0
-        self._chunks: queue.Queue = queue.Queue(maxsize=CHUNKS_WAITING)
-        self._broken = False  # the writer stopped reading: it failed, and its report says why
+        self._waiting: deque[memoryview] = deque()
+        self._waiting_bytes = 0
         self._report: Any = _UNREAD
-        self._sender = threading.Thread(target=self._send, name="parquet-sender", daemon=True)
-        self._sender.start()
 
     def write(self, record: bytes) -> None:
         """Add one record, pickled (a sentence's steps, or its gold sequence), to the file."""
         self._pending.append(record)
         self._pending_bytes += len(record)
         if self._pending_bytes >= CHUNK_BYTES:
-            self._hand_over()
+            self._queue_pending()
+        if self._waiting:
+            self._send(WAITING_BYTES)
 
-    def _hand_over(self) -> None:
-        if self._broken:
-            self._raise_failure(self._outcome())
-        self._chunks.put(b"".join(self._pending))
+    def _queue_pending(self) -> None:
+        chunk = b"".join(self._pending)
+        self._waiting.append(memoryview(chunk))
+        self._waiting_bytes += len(chunk)
         self._pending.clear()
         self._pending_bytes = 0
 
-    def _send(self) -> None:
-        """The sender thread: each chunk to the writer's input, until None comes; then the input is closed."""
-        stream = self._writer.stdin
-        try:
-            while (chunk := self._chunks.get()) is not None:
-                stream.write(chunk)
-            stream.close()
-        except OSError:  # a broken pipe: the writer has ended
-            self._broken = True
-            while self._chunks.get() is not None:  # so that the run's puts never block
-                pass
+    def _send(self, most: int) -> None:
+        """Write what waits to the writer's input, as much as the pipe takes now; wait for the writer while
+        more than ``most`` bytes would be left waiting. The writer's failure (it stopped reading) is raised."""
+        while self._waiting:
+            chunk = self._waiting[0]
+            try:
+                written = os.write(self._input, chunk)
+            except BlockingIOError:
+                if self._waiting_bytes <= most:
+                    return
+                select.select([], [self._input], [])
+                continue
+            except BrokenPipeError:  # the writer has ended: its report says why
+                self._raise_failure(self._outcome())
+            self._waiting_bytes -= written
+            if written == len(chunk):
+                self._waiting.popleft()
+            else:
+                self._waiting[0] = chunk[written:]
 
     def _outcome(self) -> Any:
         """The writer's report, once it has ended (waited for): ``WRITTEN``, its exception, or None if it said
-        nothing (it was killed)."""
+        nothing (it was killed, or its report does not unpickle)."""
         if self._report is _UNREAD:
+            with contextlib.suppress(OSError):  # the input: already closed by the writer's end
+                self._writer.stdin.close()  # type: ignore[union-attr]
             try:
-                self._report = pickle.load(self._writer.stdout)
-            except (EOFError, pickle.UnpicklingError):
+                self._report = pickle.load(self._writer.stdout)  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 -- no report (EOF), or one that cannot be rebuilt here
                 self._report = None
-            self._writer.stdout.close()
+            self._writer.stdout.close()  # type: ignore[union-attr]
             self._writer.wait()
         return self._report
 
     def _raise_failure(self, outcome: Any) -> None:
         if isinstance(outcome, OSError):
             raise_for_write(self._out.name, outcome)
+        if isinstance(outcome, PyarrowMissing):
+            raise outcome
         if isinstance(outcome, ImportError):
             raise PyarrowMissing(f"Parquet needs pyarrow, which cannot be imported ({outcome}): {EXTRA}")
         if isinstance(outcome, BaseException):
@@ -173,23 +192,29 @@ class ParquetOutput:
                                                 f"status {self._writer.returncode})"))
 
     def close(self, ok: bool) -> None:
-        """Write the last records and the metadata and put the file in place (``ok``), else drop it."""
-        if not ok:
-            self._writer.kill()  # the file is dropped: nothing more to write
+        """Send the last records and the metadata, and put the file in place when the writer reports it
+        complete (``ok``); else, or on any exception meanwhile (a signal while waiting for the writer), end the
+        writer and drop the file."""
         try:
             if ok:
                 self._pending += [pickle.dumps(None), pickle.dumps(self.metadata)]  # the end, then the metadata
-                self._hand_over()
-        finally:
-            self._chunks.put(None)
-            self._sender.join()
-            outcome = self._outcome()
-            if not ok or outcome != WRITTEN:
-                self._out.abort()
-        if ok and outcome != WRITTEN:
-            self._raise_failure(outcome)
-        if ok:
-            self._out.commit()
+                self._queue_pending()
+                self._send(0)
+                outcome = self._outcome()
+                if outcome == WRITTEN:
+                    self._out.commit()
+                    return
+                self._raise_failure(outcome)
+        except BaseException:
+            self._end()
+            raise
+        self._end()
+
+    def _end(self) -> None:
+        """Kill the writer (the file is dropped: nothing more to write), drop the file, then reap the writer."""
+        self._writer.kill()
+        self._out.abort()
+        self._outcome()
 
     def __enter__(self) -> ParquetOutput:
         return self
@@ -201,6 +226,8 @@ class ParquetOutput:
 def _start_writer(descriptor: int) -> subprocess.Popen:
     """The writer process, given ``descriptor`` (the output file), importing this treetool wherever it is."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # above treetool/formats
-    start = f"import sys; sys.path.insert(0, {root!r}); from treetool.formats.parquet_writer import serve; serve()"
+    # sys.path[0] is the current folder with -c: replaced, so that a json.py there is not imported instead.
+    start = f"import sys; sys.path[0] = {root!r}; from treetool.formats.parquet_writer import serve; serve()"
+    # A session of its own: a terminal's ^C and hang-up reach the run, which ends the writer (close).
     return subprocess.Popen([sys.executable, "-c", start], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            pass_fds=(descriptor,))
+                            pass_fds=(descriptor,), start_new_session=True)

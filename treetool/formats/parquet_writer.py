@@ -18,7 +18,6 @@ import contextlib
 import json
 import os
 import pickle
-import signal
 import sys
 from typing import IO, Any
 
@@ -29,11 +28,12 @@ __all__ = ["serve", "write_records"]
 
 def serve() -> None:
     """Write the file that standard input describes, and report the outcome on standard output."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C reaches the whole process group: the run ends this process
     try:
         outcome: Any = write_records(sys.stdin.buffer)
     except BaseException as err:  # reported to the run, which raises it
         outcome = err
+    with contextlib.suppress(OSError):  # the run, if still writing, gets a broken pipe, not a wait for a report
+        os.close(0)
     report = sys.stdout.buffer
     try:
         message = pickle.dumps(outcome)
