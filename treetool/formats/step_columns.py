@@ -202,6 +202,8 @@ class StepColumns:
 
     def __init__(self, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
         self.labelled, self.vocabulary = labelled, vocabulary
+        # Read here, in the run's process, and pickled with the object: the writer process imports the module
+        # afresh, so a group size set for the run (tests use small groups) would not reach it otherwise.
         self.rows_per_group = ROWS_PER_GROUP
         self._action_ids = _Numbered((a, i) for i, a in enumerate(vocabulary or ()))
         self._label_ids = _Numbered()
@@ -283,7 +285,7 @@ class SequenceColumns:
     (null when not derivable), ``reason`` (why not, else null), ``projectivized``."""
 
     def __init__(self) -> None:
-        self.rows_per_group = ROWS_PER_GROUP
+        self.rows_per_group = ROWS_PER_GROUP  # read in the run's process (StepColumns)
         self.actions: list[str] = []
         self._action_ids: dict[str, int] = {}
         self.rows: list[tuple[str, int, str, Sequence[str] | None, str | None, bool]] = []
