@@ -273,6 +273,27 @@ def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_p
                 out.write(record)
     assert out._writer.returncode == -signal.SIGKILL
     assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="closed or has failed"):  # not a raw descriptor another file may reuse
+        out.write(record)
+
+
+class _Unpicklable(step_columns.StepColumns):
+    def __reduce__(self):
+        raise TypeError("cannot be pickled")
+
+
+def test_columns_that_cannot_reach_the_writer_leave_no_file(tmp_path):
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        ParquetOutput(str(tmp_path / "s.parquet"), _Unpicklable(False), {})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_broken_pipe_in_the_writer_is_a_write_failure_not_a_reader_gone(tmp_path):
+    """The command line takes a BrokenPipeError for its reader gone away (exit 0): the writer's own, met
+    writing the file, must fail the run."""
+    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {}) as out:
+        with pytest.raises(FileAccessError, match="s.parquet"):
+            out._raise_failure(BrokenPipeError(32, "Broken pipe"))
 
 
 def test_an_interrupt_while_waiting_for_the_writer_drops_the_file_and_ends_the_writer(tmp_path, monkeypatch):

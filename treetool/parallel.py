@@ -178,15 +178,16 @@ def _run_chunk(work: Callable[[Any], Any], batch: Callable[[list[Any]], list[Out
     return [_portable(outcome) for outcome in outcomes], time.process_time() - start
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     """Ctrl-C is the main process's to handle: it stops the workers itself; SIGTERM and SIGHUP end a worker
     at once (the command line's handlers, inherited by a fork, are for the main process's clean-up). A worker
-    whose main process is gone ends (:func:`_end_with_parent`)."""
+    whose main process (``parent``: given, as a main process killed before this runs would leave the worker
+    an orphan from the start) is gone ends (:func:`_end_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is not None and signal.getsignal(signum) not in (signal.SIG_IGN, None):
             signal.signal(signum, signal.SIG_DFL)
-    threading.Thread(target=_end_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
+    threading.Thread(target=_end_with_parent, args=(parent,), name="parent-watch", daemon=True).start()
 
 
 #: How often a worker checks that its main process is still there.
@@ -447,7 +448,8 @@ class SentencePool:
         from concurrent.futures import ProcessPoolExecutor
 
         self._executor = ProcessPoolExecutor(
-            self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init)
+            self.jobs, mp_context=multiprocessing.get_context(start_method()), initializer=_worker_init,
+            initargs=(os.getpid(),))
 
     def _chunk_size(self) -> int:
         """Tasks for the next chunk: ``FIRST_CHUNK`` until the workers have reported a cost, then about

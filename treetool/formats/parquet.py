@@ -26,7 +26,6 @@ import contextlib
 import importlib.util
 import os
 import pickle
-import select
 import stat
 import subprocess
 import sys
@@ -34,7 +33,7 @@ from collections import deque
 from typing import Any
 
 from .. import __version__
-from .files import AtomicOutput, raise_for_write, resolve_links, split_compression
+from .files import AtomicOutput, FileAccessError, raise_for_write, resolve_links, split_compression
 
 __all__ = ["EXTRA", "SCHEMA_VERSION", "ParquetOutput", "PyarrowMissing", "pyarrow_modules", "require_pyarrow"]
 
@@ -116,21 +115,32 @@ class ParquetOutput:
         self.metadata = {"treetool_version": __version__, "schema_version": SCHEMA_VERSION, **metadata}
         self._out = AtomicOutput(path, may_replace_input=False)  # a binary file never replaces a treebank
         descriptor = self._out.stream.fileno()
-        try:
-            self._writer = _start_writer(descriptor)
-        except BaseException:
-            self._out.abort()
-            raise
-        self._input = self._writer.stdin.fileno()  # type: ignore[union-attr]
-        os.set_blocking(self._input, False)
-        self._pending = [pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)]  # the writer's first read
+        self._pending: list[bytes] = []
         self._pending_bytes = 0
         self._waiting: deque[memoryview] = deque()
         self._waiting_bytes = 0
         self._report: Any = _UNREAD
+        self._input = -1  # the writer's input, while it is open
+        try:
+            header = pickle.dumps((columns, descriptor), pickle.HIGHEST_PROTOCOL)  # the writer's first read
+            self._writer = _start_writer(descriptor)
+        except BaseException:
+            self._out.abort()
+            raise
+        try:
+            self._input = self._writer.stdin.fileno()  # type: ignore[union-attr]
+            os.set_blocking(self._input, False)
+            self._pending.append(header)
+            self._queue_pending()  # sent at once: the writer starts on pyarrow's import while the run starts walking
+            self._send(WAITING_BYTES)
+        except BaseException:
+            self._end()
+            raise
 
     def write(self, record: bytes) -> None:
         """Add one record, pickled (a sentence's steps, or its gold sequence), to the file."""
+        if self._input < 0:
+            raise ValueError("write to a Parquet output that is closed or has failed")
         self._pending.append(record)
         self._pending_bytes += len(record)
         if self._pending_bytes >= CHUNK_BYTES:
@@ -151,12 +161,9 @@ class ParquetOutput:
         while self._waiting:
             chunk = self._waiting[0]
             try:
-                written = os.write(self._input, chunk)
+                written = _write(self._input, chunk, wait=self._waiting_bytes > most)
             except BlockingIOError:
-                if self._waiting_bytes <= most:
-                    return
-                select.select([], [self._input], [])
-                continue
+                return
             except BrokenPipeError:  # the writer has ended: its report says why
                 self._raise_failure(self._outcome())
             self._waiting_bytes -= written
@@ -169,6 +176,7 @@ class ParquetOutput:
         """The writer's report, once it has ended (waited for): ``WRITTEN``, its exception, or None if it said
         nothing (it was killed, or its report does not unpickle)."""
         if self._report is _UNREAD:
+            self._input = -1
             with contextlib.suppress(OSError):  # the input: already closed by the writer's end
                 self._writer.stdin.close()  # type: ignore[union-attr]
             try:
@@ -180,6 +188,8 @@ class ParquetOutput:
         return self._report
 
     def _raise_failure(self, outcome: Any) -> None:
+        if isinstance(outcome, BrokenPipeError):  # the writer's own, writing the file: not a reader gone away
+            raise FileAccessError(self._out.name, outcome, writing=True)
         if isinstance(outcome, OSError):
             raise_for_write(self._out.name, outcome)
         if isinstance(outcome, PyarrowMissing):
@@ -221,6 +231,18 @@ class ParquetOutput:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         self.close(ok=exc_type is None)
+
+
+def _write(descriptor: int, data: memoryview, wait: bool) -> int:
+    """``os.write`` to a non-blocking pipe, made blocking for this write when ``wait`` (not ``select``, which
+    cannot take a descriptor above 1023)."""
+    if not wait:
+        return os.write(descriptor, data)
+    os.set_blocking(descriptor, True)
+    try:
+        return os.write(descriptor, data)
+    finally:
+        os.set_blocking(descriptor, False)
 
 
 def _start_writer(descriptor: int) -> subprocess.Popen:
