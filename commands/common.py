@@ -446,7 +446,10 @@ def run_app(app: typer.Typer) -> None:
 
     An OSError that escapes it was raised outside any command, by the
     parser printing ``--help`` or ``--version``: it is one line too.
-    (Click itself handles a broken pipe there.)
+    (Click itself handles a broken pipe there.) A signal that arrives
+    before a command runs (while its module is imported: ``timeout`` on a
+    run that had barely started) ends the program as inside one: silently,
+    with 128 + the signal's number.
     """
     unwind_on_termination()
     try:
@@ -455,6 +458,10 @@ def run_app(app: typer.Typer) -> None:
         message, status = os_error_line(err)
         _print_last_words(message)
         sys.exit(status)
+    except KeyboardInterrupt:
+        sys.exit(128 + signal.SIGINT)
+    except Terminated as err:
+        sys.exit(128 + err.signum)
 
 
 def _print_last_words(message: str) -> None:

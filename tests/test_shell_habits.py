@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_DATA, run_cli
+from treetool.commands import common
 
 BAD_SENTENCE = b"# sent_id = bad-1\n1\tOops\toops\tX\tX\t_\t7\tdep\t_\t_\n\n"  # HEAD 7 in a one-word sentence
 
@@ -602,3 +603,24 @@ def test_diff_that_cannot_write_says_error_not_different(files):
         got = subprocess.run([sys.executable, "-m", "treetool", "diff", str(files["GOLD"]), str(files["GOLD"])],
                              stdout=full, stderr=subprocess.PIPE, timeout=120)
     assert got.returncode == 2 and got.stderr.strip().endswith(b"No space left on device")
+
+
+@pytest.mark.parametrize("signal_exception, status", [
+    (lambda: KeyboardInterrupt(), 128 + signal.SIGINT),
+    (lambda: common.Terminated(signal.SIGTERM), 128 + signal.SIGTERM),
+], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_before_the_command_runs_ends_quietly(monkeypatch, capsys, signal_exception, status):
+    """``timeout`` ending a run that has barely started: the signal's exception arrives while the command's
+    module is imported, outside the command; the program still ends with 128 + the signal, no traceback."""
+    from treetool.commands import app as app_module
+
+    def interrupted(*args, **kwargs):
+        raise signal_exception()
+
+    monkeypatch.setattr(common, "unwind_on_termination", lambda: None)  # this test process keeps its handlers
+    monkeypatch.setattr(app_module.LazyCommands, "get_command", interrupted)
+    monkeypatch.setattr(sys, "argv", ["treetool", "projectivize", "x.conllu"])
+    with pytest.raises(SystemExit) as ended:
+        common.run_app(app_module.app)
+    assert ended.value.code == status
+    assert capsys.readouterr().err == ""
