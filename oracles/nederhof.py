@@ -658,18 +658,10 @@ class _Table5:
         position = before.position
         keep = min(len(before.words), position[before.gold[shifted]],
                    *[position[child] for child in before.left_children[shifted]])
-        table.words = before.words[:keep]
+        table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
+        table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
         table.position, table.component_first = position[:], before.component_first[:]
-        for word in before.words[keep:]:
-            table.position[word] = _ABSENT
-        for level in before.level[keep:]:
-            for component in level[8]:
-                table.component_first[component] = _ABSENT
-        table.level, table.memo = before.level[:keep], before.memo[:keep]
-        table.p_ge, table.top = before.p_ge[:keep], before.top[:keep]
-        table.defined = [at for at in before.defined if at < keep]
-        if len(table.defined) < len(before.defined):  # a defined level went: the levels it set look up past it
-            table._set_run(0, 0, keep)
+        table._truncate(keep)
         return table
 
     def total(self, stack: list[int]) -> int:
@@ -786,14 +778,12 @@ class _Table5:
             self.p_ge.append(0)
             self.top.append(0)
         else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
-            defined = self.defined
-            start = defined[-1] + 1 if defined else 0
-            self.p_ge[start:] = [p] * (at + 1 - start)
-            self.top[start:] = [root[p]] * (at + 1 - start)
-            defined.append(at)
+            self._set_run(p, root[p], at + 1)
+            self.defined.append(at)
 
     def _truncate(self, keep: int) -> None:
-        """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each)."""
+        """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each;
+        :meth:`rebased` drops those a shift invalidates)."""
         position, component_first = self.position, self.component_first
         for word in self.words[keep:]:
             position[word] = _ABSENT
