@@ -13,7 +13,8 @@ Writing must stay cheap beside the walk, so the run's process does little more
 than pickle each walk's fields (:func:`walk_record`: one ``zip`` and one
 ``pickle.dumps``, which keeps the tuples a walk passes on unchanged as one
 object); the writer process (:class:`~treetool.formats.parquet.ParquetOutput`)
-does the rest on the other core. There too no Python code runs per step:
+does the rest on the other core (``--jobs`` workers pack their own walks:
+:func:`walk_record`'s ``packed``). In packing too no Python code runs per step:
 a walk's columns (:data:`SEGMENTS`) are packed into one run of C ints by a
 single ``struct.pack`` over C iterators (``zip``, ``map``, ``chain``), its
 spellings as ids of the walk's own (the run's ids are given in input order,
