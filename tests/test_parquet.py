@@ -8,8 +8,11 @@ pyarrow skip with the reason when it is not installed; the error without it is t
 
 from __future__ import annotations
 
+import bz2
 import gc
+import gzip
 import json
+import lzma
 import os
 import random
 import signal
@@ -450,6 +453,24 @@ def test_shuffled_batches_hold_every_step_once_in_an_order_set_by_the_seed(tmp_p
         visited.append(found)
         position += len(groups[found])
     assert len(visited) == len(groups) > 2 and visited != sorted(visited)
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress], ids=["gzip", "bzip2", "xz"])
+def test_compressed_json_lines_read_as_the_plain_file(tmp_path, monkeypatch, compress):
+    monkeypatch.setattr(steps, "ROWS_PER_GROUP", 16)
+    treebank(tmp_path / "t.conllu")
+    records = jsonl(run("annotate", tmp_path / "t.conllu", "--system", "arc-hybrid", "--policy", "explore").stdout)
+    text = "".join(json.dumps(r) + "\n" for r in records).encode()
+    (tmp_path / "plain.jsonl").write_bytes(text)
+    (tmp_path / "packed.jsonl").write_bytes(compress(text))  # recognised by content, not by name
+    actions = ("SH", "LA", "RA")
+    expected = expected_rows(records, actions)
+    for shuffle in (False, True):  # shuffled: groups found again by seeking in the decompressed stream
+        def rows(name):
+            batches = steps.read(str(tmp_path / name), batch_size=10, shuffle=shuffle, seed=3, actions=actions)
+            return [row for b in batches for row in batch_rows(b)]
+        assert rows("packed.jsonl") == rows("plain.jsonl")
+        assert (rows("plain.jsonl") == expected) is not shuffle and len(rows("plain.jsonl")) == len(expected)
 
 
 @pytest.mark.parametrize("library", ["pandas", "polars", "datasets"])

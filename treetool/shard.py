@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import IO, BinaryIO
 
 from .errors import TreebankError
+from .formats.files import compression_of
 
 __all__ = ["Shard", "Window", "find_window", "splittable_size", "WindowReader"]
 
@@ -42,7 +43,6 @@ __all__ = ["Shard", "Window", "find_window", "splittable_size", "WindowReader"]
 _CHUNK = 1 << 22
 #: A blank line followed by a line with content: every sentence start but the first.
 _BLANK_THEN_CONTENT = re.compile(rb"(?m)^[ \t\r]*\n(?=[ \t\r]*[^ \t\r\n])")
-_COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def splittable_size(path: str) -> int:
             head = handle.read(6)
     except OSError as err:
         raise TreebankError(f"cannot read: {err.strerror}", filename=path) from None
-    if head.startswith(_COMPRESSED):
+    if compression_of(head) is not None:
         raise TreebankError("--shard cannot cut compressed data by bytes: decompress the file first", filename=path)
     return found.st_size
 

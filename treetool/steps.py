@@ -27,7 +27,6 @@ the spellings in order of first appearance. ``actions=`` fixes it instead
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
 import random
@@ -37,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .formats.files import decompressed
 from .formats.parquet import METADATA_KEY, pyarrow_modules
 from .formats.step_columns import ROWS_PER_GROUP, gather
 
@@ -191,10 +191,8 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
 
 
 def _open_text(path: str) -> Any:
-    """``path`` opened for reading bytes by line, gzip-compressed or not (by its first bytes)."""
-    with open(path, "rb") as file:
-        compressed = file.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if compressed else open(path, "rb")
+    """``path`` opened for reading bytes by line, decompressed when its first bytes name a compression."""
+    return decompressed(open(path, "rb"))
 
 
 def _jsonl_group(records: list[dict[str, Any]], vocabulary: tuple[str, ...], ids: dict[str, int]) -> StepBatch:

@@ -163,7 +163,7 @@ def open_binary_input(path: str) -> IO[bytes]:
             raw = open(path, "rb")
         except OSError as err:
             raise FileAccessError(path, err, writing=False) from err
-    return _decompressed(raw)
+    return decompressed(raw)
 
 
 def set_aside(path: str, stream: IO[bytes]) -> None:
@@ -200,13 +200,19 @@ def _peekable(raw: IO[bytes]) -> io.BufferedReader:
     return raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
 
 
-def _decompressed(raw: IO[bytes]) -> IO[bytes]:
-    buffered = _peekable(raw)
-    head = buffered.peek(6)[:6]
+def compression_of(head: bytes) -> str | None:
+    """The compression suffix (``.gz``, ``.bz2``, ``.xz``) whose magic bytes start ``head``, or None."""
     for magic, ext in _MAGIC:
         if head.startswith(magic):
-            return _COMPRESSORS[ext](buffered, "rb")
-    return buffered
+            return ext
+    return None
+
+
+def decompressed(raw: IO[bytes]) -> IO[bytes]:
+    """``raw`` read through the decompressor its first bytes name, or buffered as it is."""
+    buffered = _peekable(raw)
+    ext = compression_of(buffered.peek(6)[:6])
+    return buffered if ext is None else _COMPRESSORS[ext](buffered, "rb")
 
 
 def reject_binary(head: bytes, filename: str) -> None:
