@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError
+from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS, ConstituencySystem, GoldTreeError, MissingTagError
 from treetool.oracles.constituency.oracle_walk import OracleWalk
 from treetool.oracles.constituency.tree import tokens
 from treetool.errors import TreebankError
@@ -146,13 +146,17 @@ def write_constituency_oracle(
 
 def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
                  counts: dict[str, int]) -> Iterator[Tree]:
-    """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``."""
+    """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``; a word
+    without a POS tag: bad input (``on_error``)."""
     from treetool.formats.ptb import tree_to_line
 
     for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard):
         try:
             text, tags, words, actions = (tree if type(tree) is OracleWalk else run.system.bracket_oracle(tree))[:4]
             reason = None
+        except MissingTagError as err:  # bad input, as for stats and annotate: --on-error decides
+            on_error(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
+            continue
         except GoldTreeError as err:
             actions, reason = None, str(err)
             tags, words = tokens(tree)

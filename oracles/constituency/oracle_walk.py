@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .tree import GoldTreeError, is_preterminal
+from .tree import GoldTreeError, MissingTagError, is_preterminal
 
 __all__ = ["OracleWalk", "oracle_walk"]
 
@@ -46,7 +46,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
     Depth-first with an explicit stack (bracket, iterator over its other
     children, its label action not yet written): trees nest as deep as the
     reader allows. Raises :class:`GoldTreeError` as :func:`~.tree.from_nltk`
-    does (a single preterminal, a bare word beside brackets).
+    does (a single preterminal; :class:`MissingTagError`, a bare word beside brackets).
     """
     if is_preterminal(tree):
         raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
@@ -65,7 +65,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
     while True:
         for child in rest:
             if type(child) is str:
-                raise GoldTreeError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: "
+                raise MissingTagError(f"bracket ({tree.label()} ...) holds a bare word {child!r}: "
                                     "every word needs a POS tag")
             if len(child) == 1 and type(child[0]) is str:  # a preterminal
                 tag, word = child._label, child[0]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nltk import Tree
 
 __all__ = [
-    "Node", "Span", "GoldTreeError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
+    "Node", "Span", "GoldTreeError", "MissingTagError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
     "postorder", "is_preterminal", "tree_from_spans", "bracketed",
 ]
 
@@ -30,6 +30,11 @@ Span = tuple[str, int, int]
 
 class GoldTreeError(ValueError):
     """A bracketed tree that is not a constituency tree over words (the message says why)."""
+
+
+class MissingTagError(GoldTreeError):
+    """A word with no POS tag above it: bad input for every command, where a tree without constituents (a single
+    preterminal) is only one that no system derives."""
 
 
 class Node(NamedTuple):
@@ -108,7 +113,7 @@ def _convert(tree: Any, tags: list[str], words: list[str]) -> Node:
         bracket, start, children, rest = open_[-1]
         for child in rest:
             if type(child) is str:
-                raise GoldTreeError(f"bracket ({bracket.label()} ...) holds a bare word {child!r}: "
+                raise MissingTagError(f"bracket ({bracket.label()} ...) holds a bare word {child!r}: "
                                     "every word needs a POS tag")
             if len(child) == 1 and type(child[0]) is str:  # a preterminal
                 children.append(len(words))
