@@ -27,7 +27,7 @@ from treetool.parallel import SentencePool, resolve_jobs
 from treetool.treebank import read_treebank
 
 from .common import (
-    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
+    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, on_timeout_rule, Output, Quiet,
     Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
     parquet_output, refuse_inapplicable, run_options, shard_input,
 )
@@ -71,6 +71,7 @@ RULES = (
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("vocabulary",), lambda v: v["output_format"] == "parquet", "needs --format parquet"),
     no_lift("annotate"),
+    on_timeout_rule(lambda v: v["exact"]),
 )
 
 

@@ -180,8 +180,9 @@ OnTimeoutOpt = Annotated[
     Optional[OnTimeout],
     typer.Option(
         "--on-timeout", show_default=False,
-        help="With --max-seconds, a sentence that runs out of time is: lift = written with the command's cheap "
-        "fallback, skip = left out, fail = an error (exit 2). Their ids go to stderr [default: lift].",
+        help="With --max-seconds (annotate's exact search: also --max-length, --max-states), a sentence beyond the "
+        "bound is: skip = left out, fail = an error (exit 2), lift = projectivize only, written with its cheap "
+        "fallback. Their ids go to stderr [default: lift for projectivize --method optimal, else skip].",
     ),
 ]
 def _jobs(value: int) -> int:
@@ -663,8 +664,17 @@ COMMON_RULES: tuple[Rule, ...] = (
     InRange("max_seconds", lambda seconds: seconds > 0, "must be a positive number of seconds"),
     InRange("error_rate", lambda rate: 0 <= rate <= 1, "must be between 0 and 1"),
     OnlyWhen(("rejects",), lambda v: v["on_error"] == "skip", "needs --on-error skip"),
-    OnlyWhen(("on_timeout",), lambda v: v.get("max_seconds") is not None, "needs --max-seconds"),
 )
+
+
+def on_timeout_rule(search_bounded: Callable[[dict[str, Any]], bool] | None = None) -> OnlyWhen:
+    """``--on-timeout`` acts where a sentence can run out of a bound: ``--max-seconds``, or, where
+    ``search_bounded`` holds, exhaustive search's ``--max-length`` and ``--max-states`` (their defaults act too).
+    A command's rule, not a common one: whether its search runs is known only once its options are read."""
+    if search_bounded is None:
+        return OnlyWhen(("on_timeout",), lambda v: v["max_seconds"] is not None, "needs --max-seconds")
+    return OnlyWhen(("on_timeout",), lambda v: v["max_seconds"] is not None or search_bounded(v),
+                    "needs --max-seconds, or exhaustive search (bounded by --max-length and --max-states)")
 
 
 def no_lift(command: str) -> OnlyWhen:

@@ -20,7 +20,7 @@ from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, on_timeout_rule, Quiet,
     Rejects, ReportFormat, ReportFormatOpt, ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift,
     refuse_inapplicable, shard_input,
 )
@@ -33,6 +33,7 @@ RULES = (
     OnlyWhen(("max_seconds",), lambda v: v["searches"],
              "acts only on a system without a static oracle of its own (generic search)"),
     no_lift("coverage"),
+    on_timeout_rule(),
 )
 
 

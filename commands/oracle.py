@@ -21,7 +21,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
+    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, on_timeout_rule, parquet_output, refuse_inapplicable,
     run_options, shard_input,
 )
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
@@ -50,6 +50,7 @@ RULES = (
              "acts only on super-linear work: a system without a static oracle of its own (generic search), "
              "swap's static oracle (a swap per pair of words at worst), or --on-unparsable projectivize"),
     no_lift("oracle"),
+    on_timeout_rule(),
 )
 OnUnparsable = choices("OnUnparsable", UNPARSABLE_MODES)
 

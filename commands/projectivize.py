@@ -18,7 +18,7 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, output_format, read_treebank
 
 from .common import (
-    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, on_timeout_rule, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode,
 )
@@ -42,6 +42,7 @@ RULES = (
     OnlyWhen(("plot",), lambda v: v["count"], "needs --count (it plots the counts)"),
     OnlyWhen(("on_timeout",), lambda v: v["method"] == "optimal" or v["on_timeout"] != "lift",
              "lift applies to --method optimal only: pseudo-projectivization is the lifting (use skip or fail)"),
+    on_timeout_rule(),
 )
 
 REPORT_COLUMNS = [

@@ -307,7 +307,7 @@ def test_exact_search_skips_and_counts_long_sentences(tmp_path):
     assert {r["sent_id"] for r in records(result.stdout)} == {"short"}
     failed = run("annotate", path, "--system", "swap", "--max-length", "3", "--max-seconds", "60", "--on-timeout", "fail")
     assert failed.returncode == 2
-    assert b"exact search: exact search is limited to 3 words; this sentence has 4" in failed.stderr
+    assert b"g.conllu:5: exact search is limited to 3 words; this sentence has 4 (sentence long)" in failed.stderr
 
 
 def test_exact_search_skips_and_counts_sentences_beyond_max_states(tmp_path):
@@ -332,6 +332,19 @@ def test_max_seconds_skips_and_counts_a_search_that_takes_too_long(tmp_path):
     assert failed.returncode == 2 and b"g.conllu:4: exact search: " in failed.stderr and b"(sentence big)" in failed.stderr
 
 
+def test_on_timeout_fail_acts_on_the_search_limits_without_max_seconds(tmp_path):
+    """Exact search is always bounded (--max-length, --max-states, defaults included): --on-timeout fail makes a
+    sentence beyond them the run's error, as the options' help says, with no --max-seconds."""
+    path = tmp_path / "g.conllu"
+    path.write_text(conllu([(None, [-1, 0], None), (None, [-1, 3, 1, 0, 3, 6, 4, 5, 4], None)]))
+    failed = run("annotate", path, "--system", "swap", "--max-length", "5", "--on-timeout", "fail")
+    assert failed.returncode == 2 and {r["sent_id"] for r in records(failed.stdout)} == {"1"}  # written before it
+    assert failed.stderr.decode().endswith("g.conllu:3: exact search is limited to 5 words; this sentence has 8\n")
+    skipped = run("annotate", path, "--system", "swap", "--max-length", "5", "--on-timeout", "skip")
+    assert skipped.returncode == 0 and {r["sent_id"] for r in records(skipped.stdout)} == {"1"}
+    assert b"1 sentence skipped: longer than --max-length 5" in skipped.stderr
+
+
 def test_a_timed_out_sentence_without_sent_id_is_named_by_file_and_line(tmp_path):
     """Warnings name a sentence as the error messages do (sent_id, else file:line), not by a position to count."""
     path = tmp_path / "g.conllu"
@@ -352,7 +365,7 @@ REFUSED = [
      "--oracle dynamic: attardi (degree=3) has no published"),
     (["--system", "arc-eager", "--max-length", "5"], "--max-length acts only with exact search"),
     (["--system", "arc-eager", "--max-states", "5"], "--max-states acts only with exact search"),
-    (["--system", "swap", "--on-timeout", "skip"], "--on-timeout needs --max-seconds"),
+    (["--system", "arc-eager", "--on-timeout", "skip"], "--on-timeout needs --max-seconds, or exhaustive search"),
     (["--system", "swap", "--max-seconds", "5", "--on-timeout", "lift"], "--on-timeout lift applies to projectivize"),
     (["--system", "swap", "--max-seconds", "0"], "--max-seconds"),
     (["--system", "arc-eager", "--prefer-monotonic"], "--prefer-monotonic needs --system nm-arc-eager"),
