@@ -24,6 +24,7 @@ from .common import (
     ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, on_timeout_rule, parquet_output, refuse_inapplicable,
     run_options, shard_input,
 )
+from .out_of_reach import OutOfReach, out_of_reach_reason
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle
 from .systems import AnySystemOpt, DegreeOpt, LabeledOpt, OrderOpt, RootOpt, ReduceOpt, VariantOpt, static_oracle_jobs, system_from_options
 
@@ -198,7 +199,7 @@ def oracle_command(
     chosen = system_from_options(ctx)
     refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=chosen.oracle_spec.static_takes_budget, format=output_format.value)
     inputs = dependency_inputs(ctx, files, from_format)
-    fail_on_timeout = on_timeout is not None and on_timeout.value == "fail"
+    beyond = OutOfReach("oracle", fail=on_timeout is not None and on_timeout.value == "fail")
     total = SequenceCounts("total")
     per_file: list[SequenceCounts] = []
     work = functools.partial(_gold, chosen, on_unparsable.value, max_seconds)
@@ -218,7 +219,7 @@ def oracle_command(
             for path, results in pool.map_files(work, files):
                 counts = SequenceCounts(path)
                 for (position, sentence), outcome in progress.track(results, path, lambda r: len(r[0][1].raw)):
-                    result = _sequence(outcome, sentence, fail_on_timeout)
+                    result = _sequence(outcome, sentence, beyond, max_seconds)
                     counts.add(len(sentence), result)
                     writer.write(sentence, position, result)
                 per_file.append(counts)
@@ -227,9 +228,7 @@ def oracle_command(
         finally:
             writer.close(ok)
         report_out.write({"files": [c.as_dict() for c in per_file], "total": total.as_dict()})
-    if total.timed_out:
-        limit = "the 1 GB table limit" if max_seconds is None else f"--max-seconds {max_seconds:g}"
-        error(f"warning: {total.timed_out} sentences ran out of {limit} and were skipped")
+    beyond.report()
     if total.unparsable:
         error(f"{total.unparsable} of {total.sentences} sentences not derivable by {chosen.describe()}: "
               f"{'left out' if output_format.value == 'conllu' else 'written without actions'}")
@@ -243,12 +242,14 @@ def _gold(system: Any, on_unparsable: str, max_seconds: float | None,
     return gold_sequence(system, heads, labels, on_unparsable=on_unparsable, budget=budget)
 
 
-def _sequence(outcome: Outcome, sentence: Sentence, fail_on_timeout: bool) -> GoldSequence:
-    """The gold sequence, with "cannot derive" and "out of time" turned into skips or located errors."""
+def _sequence(outcome: Outcome, sentence: Sentence, beyond: OutOfReach, max_seconds: float | None) -> GoldSequence:
+    """The gold sequence, with "cannot derive" a located error and "out of time" a skip ``beyond`` lists, or
+    its error (``--on-timeout fail``)."""
     try:
         return outcome.get()
-    except (NotDerivable, SentenceTimeout) as err:
-        if isinstance(err, SentenceTimeout) and not fail_on_timeout:
-            return GoldSequence(None, sentence.head_list, reason=f"timed out: {err}", timed_out=True)
+    except SentenceTimeout as err:
+        beyond.add(sentence, out_of_reach_reason(err, max_seconds, None), err)
+        return GoldSequence(None, sentence.head_list, reason=f"timed out: {err}", timed_out=True)
+    except NotDerivable as err:
         raise TreebankError(str(err), filename=sentence.filename, line=sentence.line,
                             sent_id=sentence.sent_id, raw=sentence.raw) from None

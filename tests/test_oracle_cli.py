@@ -229,7 +229,7 @@ def test_max_seconds_bounds_the_generic_search():
     assert jsonl.returncode == 0
     records = [json.loads(line) for line in jsonl.stdout.decode().splitlines()]
     assert len(records) == 3 and all(r["actions"] is None and r["reason"].startswith("timed out") for r in records)
-    assert b"3 sentences ran out of --max-seconds" in jsonl.stderr
+    assert b"3 sentences ran out of --max-seconds 1e-06 and were skipped: en-1 en-2 en-3\n" in jsonl.stderr
     failed = user_system_run("oracle", str(EN), "--max-seconds", "0.000001", "--on-timeout", "fail")
     assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{EN}:")
     counted = user_system_run("coverage", str(EN), "--format", "json", "--max-seconds", "0.000001")
