@@ -142,7 +142,7 @@ def annotate_command(
       treetool annotate train.conllu --system arc-eager --policy explore --error-rate 0.1 --seed 1 -o steps.jsonl.gz
       treetool annotate train.conllu --system arc-hybrid --labeled --policy predicted --predicted parsed.conllu
       treetool annotate train.conllu --system arc-eager --policy predicted --predicted parsed.conllx --align position
-      treetool annotate train.conllu --system swap --oracle exact --max-length 8 --on-error skip --format tsv
+      treetool annotate train.conllu --system swap --max-length 6 --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
       treetool annotate train.conllu --system arc-eager --policy explore --format parquet -o steps.parquet
 

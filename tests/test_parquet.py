@@ -473,6 +473,21 @@ def test_compressed_json_lines_read_as_the_plain_file(tmp_path, monkeypatch, com
         assert (rows("plain.jsonl") == expected) is not shuffle and len(rows("plain.jsonl")) == len(expected)
 
 
+@pytest.mark.parametrize("text,said", [
+    ('{"step": 1, "stack": [0], "buffer": [1], "heads": [-1, -1], "costs": {"SH": 0}, "optimal": ["SH"], '
+     '"action": "SH"}\n{"sent_id": "1", "step": 1, "stack": [], "buffer": 0, "built": [], "costs": {"NT(S)": 0}, '
+     '"optimal": ["NT(S)"], "action": "NT(S)"}\n', ":2: not a dependency step record of treetool annotate"),
+    ("# sent_id = 1\n1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n", ":1: not a JSON line"),
+], ids=["constituency steps", "CoNLL-U"])
+@pytest.mark.parametrize("actions", [None, ("SH", "LA", "RA")], ids=["own vocabulary", "given vocabulary"])
+def test_a_file_of_other_lines_is_refused_naming_the_line(tmp_path, text, said, actions):
+    path = tmp_path / "other.jsonl"
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        list(steps.read(str(path), actions=actions))
+    assert str(refused.value).startswith(f"{path}{said}")
+
+
 @pytest.mark.parametrize("library", ["pandas", "polars", "datasets"])
 def test_dataframe_libraries_read_the_files_without_custom_code(tmp_path, library):
     module = pytest.importorskip(library, reason=f"{library} is not installed")

@@ -171,11 +171,11 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
     """Groups of :data:`ROWS_PER_GROUP` lines; a first pass finds where each starts (and the spellings met)."""
     starts, met = [], {}
     with _open_text(path) as lines:
-        for number, line in enumerate(iter(lines.readline, b"")):
-            if number % ROWS_PER_GROUP == 0:
-                starts.append(lines.tell() - len(line))
+        for number, line in enumerate(iter(lines.readline, b""), 1):
+            if (number - 1) % ROWS_PER_GROUP == 0:
+                starts.append((lines.tell() - len(line), number))
             if actions is None:
-                record = json.loads(line)
+                record = _step_record(line, path, number)
                 met.update(dict.fromkeys(record["costs"]))
                 met.update(dict.fromkeys(record["optimal"]))
                 met[record["action"]] = None
@@ -184,10 +184,27 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
     if shuffle:
         random.Random(seed).shuffle(starts)
     with _open_text(path) as lines:
-        for start in starts:
+        for start, first in starts:
             lines.seek(start)
-            records = [json.loads(line) for line in itertools.islice(iter(lines.readline, b""), ROWS_PER_GROUP)]
-            yield _jsonl_group(records, vocabulary, ids)
+            group = itertools.islice(iter(lines.readline, b""), ROWS_PER_GROUP)
+            yield _jsonl_group([_step_record(line, path, number) for number, line in enumerate(group, first)],
+                               vocabulary, ids)
+
+
+#: The fields of a dependency step record (``treetool annotate``'s JSON lines) that a batch reads.
+_STEP_FIELDS = frozenset({"step", "stack", "buffer", "heads", "costs", "optimal", "action"})
+
+
+def _step_record(line: bytes, path: str, number: int) -> dict[str, Any]:
+    """Line ``number`` of ``path`` as a dependency step record; anything else is a ValueError naming the line."""
+    try:
+        record = json.loads(line)
+    except ValueError as err:
+        raise ValueError(f"{path}:{number}: not a JSON line ({err})") from None
+    if not isinstance(record, dict) or not _STEP_FIELDS <= record.keys() or not isinstance(record["costs"], dict):
+        raise ValueError(f"{path}:{number}: not a dependency step record of treetool annotate (one with "
+                         f"{', '.join(sorted(_STEP_FIELDS))}; constituency steps are not read)")
+    return record
 
 
 def _open_text(path: str) -> Any:
