@@ -90,6 +90,8 @@ def test_bad_actions_are_errors_at_their_line(tmp_path, actions, line, message):
     ("NN NN\na b\n", 1, "expected a '# <tree>' line"),
     ("# (S (NN a))\nNN\na\n", 1, "ends before its actions"),
     ("# (S (NN a) (NN b))\nNN\na b\na b\na b\nSHIFT\n", 3, "1 POS tags for 2 tokens"),
+    ("# sent_id = 1\n# text = a b\n1\ta\t_\tNN\t_\t_\t0\troot\t_\t_\n2\tb\t_\tNN\t_\t_\t1\tdep\t_\t_\n", 3,
+     "a tab-separated line, as in a CoNLL treebank"),
 ])
 def test_malformed_blocks_are_errors(tmp_path, text, line, message):
     path = tmp_path / "bad.oracle"

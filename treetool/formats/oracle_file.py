@@ -252,6 +252,11 @@ def _parse_block(path: str, start: int, block: list[str]) -> OracleBlock:
     if first.lstrip().startswith("{"):
         raise TreebankError("a jsonl record: replay reads rnng and inorder oracle files (jsonl records carry no "
                             "words; write the oracle with --format rnng or inorder)", filename=path, line=start, raw=raw)
+    tabbed = next((k for k, line in enumerate(block) if "\t" in line), None)
+    if tabbed is not None:  # no oracle line holds a tab: PTB tokens and actions are split on whitespace
+        raise TreebankError("a tab-separated line, as in a CoNLL treebank: replay with a constituency system reads "
+                            "rnng and inorder oracle files (treetool oracle FILE.mrg --system top-down|in-order "
+                            "writes them)", filename=path, line=start + tabbed, raw=raw)
     comment = next((c for c in _COMMENTS if first.startswith(c)), None)
     if comment is None:
         raise TreebankError("expected a '# <tree>' line starting an oracle block", filename=path, line=start, raw=raw)
