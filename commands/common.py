@@ -39,7 +39,7 @@ from treetool.formats.run_files import FileClash, checked_run
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
-from treetool.treebank import treebank_format
+from treetool.treebank import output_format, treebank_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -235,8 +235,9 @@ def align_option(other: str) -> Any:
     """The ``--align`` option of a command reading ``other`` beside the gold files."""
     return typer.Option(
         "--align",
-        help=f"How {other}'s sentences are paired with the gold ones: id: by '# sent_id' (else the position); "
-        "position: the n-th with the n-th, whose words must agree (parser output without sent_ids).",
+        help=f"How {other}'s sentences are paired with the gold ones: id: by '# sent_id', a sentence without one "
+        "named by its position (so both files must have ids, or neither); position: the n-th with the n-th, whose "
+        "words must agree (parser output without sent_ids).",
     )
 
 
@@ -691,6 +692,19 @@ def dependency_inputs(ctx: typer.Context, files: Sequence[str], from_format: Any
         if fmt == "ptb":
             raise TreebankError(f"{ctx.info_name} needs a dependency treebank (CoNLL-U or CoNLL-X)", filename=path)
     return inputs
+
+
+def treebank_output_format(output: str, to: Any, inputs: Sequence[tuple[str, str]]) -> str:
+    """The format the treebank output is written in (``--to``, else the ``-o`` name, else the first input's),
+    refused up front when it cannot hold an input's trees: PTB brackets for dependency trees, CoNLL for PTB trees
+    (before any output is opened, instead of at the first tree)."""
+    fmt = output_format(output, to.value if to else None, inputs[0][1])
+    for path, source in inputs:
+        if (source == "ptb") != (fmt == "ptb"):
+            how = f"--to {fmt}" if to else f"-o {output}" if fmt != inputs[0][1] else f"the output ({fmt}, as {inputs[0][0]})"
+            held = "constituency trees" if source == "ptb" else "dependency trees"
+            raise InapplicableOption(f"{how} cannot hold the {held} of {path}")
+    return fmt
 
 
 def input_formats(files: Sequence[str], from_format: Any) -> list[tuple[str, str]]:

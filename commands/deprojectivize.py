@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from treetool.projectivization.driver import deprojectivize_sentence
-from treetool.treebank import TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, ToFormat, cli_command, dependency_inputs,
-    error_policy, shard_input,
+    error_policy, shard_input, treebank_output_format,
 )
 from .projectivize import Scheme, SchemeOpt
 
@@ -40,7 +40,7 @@ def deprojectivize_command(
     """
     shard_input(files, shard)
     inputs = dependency_inputs(ctx, files, from_format)
-    out_format = output_format(output, to.value if to else None, inputs[0][1])
+    out_format = treebank_output_format(output, to, inputs)
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, out_format, on_error=policy) as writer:
         for path, fmt in inputs:
             for sentence in read_treebank(path, fmt, on_error=policy, shard=shard):

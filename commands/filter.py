@@ -7,11 +7,11 @@ from typing import Annotated, Optional
 import typer
 
 from treetool.filtering import read_ids, select_sentences
-from treetool.treebank import TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ShardOpt, ToFormat, cli_command, error, error_policy,
-    input_formats, refuse_inapplicable, shard_input,
+    input_formats, refuse_inapplicable, shard_input, treebank_output_format,
 )
 
 PTB_OPTIONS = ("drop_traces", "strip_functions", "remove_wrapper")
@@ -65,7 +65,7 @@ def filter_command(
     inputs = input_formats(files, from_format)
     refuse_inapplicable(ctx, RULES, formats={fmt for _, fmt in inputs})
     wanted = read_ids(ids) if ids else None
-    fmt = output_format(output, to.value if to else None, inputs[0][1])
+    fmt = treebank_output_format(output, to, inputs)
     # PTB trees as light brackets: nltk (with scipy installed, 2 s to import) is not needed to select or clean them
     from treetool.formats.ptb import Bracket
 

@@ -15,12 +15,12 @@ from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PS
 from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
-from treetool.treebank import TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, on_timeout_rule, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
-    ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode,
+    ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
 )
 from .progress import SentenceProgress
 
@@ -130,7 +130,6 @@ def projectivize_command(
     )
     want_report = show_report or report_file is not None
     projectivizer = Projectivizer(options, compare=want_report)
-    source = inputs[0][1]
     per_file: list[ProjectivizeStats] = []
     total = projectivizer.new_stats("total")
     counts: dict[str, GeometricMeanByLength] = {}
@@ -138,7 +137,7 @@ def projectivize_command(
         plot_file(plot) as plot_out,
         JsonReportFile(report_file) as report_out,
         error_policy(on_error, rejects) as policy,
-        TreebankWriter(output, output_format(output, to.value if to else None, source), on_error=policy) as writer,
+        TreebankWriter(output, treebank_output_format(output, to, inputs), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=policy) as pool,
     ):

@@ -10,11 +10,11 @@ from treetool.oracles.errors import IllegalAction, IncompleteDerivation
 from treetool.errors import TreebankError
 from treetool.formats.oracle_file import FORMAT_COMMENT, RECORDED_FORMAT
 from treetool.sentence import Sentence
-from treetool.treebank import TreebankWriter, output_format, read_treebank
+from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ShardOpt, ToFormat, cli_command, error_policy,
-    dependency_inputs, refuse_inapplicable, shard_input,
+    dependency_inputs, refuse_inapplicable, shard_input, treebank_output_format,
 )
 from .constituency_replay import DEPENDENCY_ONLY, replay_constituency
 from .progress import SentenceProgress
@@ -72,7 +72,7 @@ def replay_command(
     inputs = dependency_inputs(ctx, files, from_format)
     with (
         error_policy(on_error, rejects) as policy,
-        TreebankWriter(output, output_format(output, to.value if to else None, inputs[0][1]), on_error=policy) as writer,
+        TreebankWriter(output, treebank_output_format(output, to, inputs), on_error=policy) as writer,
         SentenceProgress(quiet) as progress,
     ):
         for path, fmt in inputs:

@@ -140,6 +140,8 @@ def test_filter_converts_conllu_to_conllx_with_a_warning(tmp_path):
     assert result.exit_code == 0
     assert "2 multiword tokens dropped" in result.stderr
     assert "7 comment lines dropped" in result.stderr
+    one = invoke("filter", EN, "-o", tmp_path / "en.conllx")  # one empty node: the singular
+    assert "warning: 1 empty node dropped: conllx cannot hold it\n" in one.stderr
     text = out.read_text()
     assert "#" not in text and "6-7" not in text
     lines = [line.split("\t") for line in text.split("\n") if line]

@@ -136,3 +136,19 @@ def test_swap_refuses_on_unparsable_projectivize():
     refused(run_cli("oracle", EN, "--system", "swap", "--on-unparsable", "projectivize"),
             "--on-unparsable projectivize cannot act with --system swap")
     assert run_cli("oracle", EN, "--system", "swap", "--on-unparsable", "fail").returncode == 0
+
+
+TREEBANK_WRITERS = [("filter", EN), ("projectivize", EN), ("deprojectivize", EN), ("replay", EN), ("filter", PTB)]
+
+
+@pytest.mark.parametrize("command_name,source", TREEBANK_WRITERS, ids=[f"{c} {s.suffix}" for c, s in TREEBANK_WRITERS])
+def test_an_output_format_that_cannot_hold_the_trees_is_refused_up_front(tmp_path, command_name, source):
+    """PTB brackets cannot hold dependency trees nor CoNLL constituency trees: refused before the output is
+    opened (an existing file is kept), whether --to or the -o name asks for it."""
+    target = tmp_path / ("out.conllu" if source == PTB else "out.mrg")
+    target.write_text("kept\n")
+    held = "constituency" if source == PTB else "dependency"
+    refused(run_cli(command_name, source, "-o", target), f"-o {target} cannot hold the {held} trees of {source}")
+    assert target.read_text() == "kept\n"
+    if source != PTB:
+        refused(run_cli(command_name, source, "--to", "ptb"), f"--to ptb cannot hold the {held} trees of {source}")

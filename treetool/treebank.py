@@ -287,7 +287,7 @@ class TreebankWriter:
 
     def warnings(self) -> list[str]:
         return [
-            f"{count} {what} dropped: {self.format} cannot hold them"
+            f"{count} {what if count > 1 else what[:-1]} dropped: {self.format} cannot hold {'them' if count > 1 else 'it'}"
             for what, count in self.dropped.items()
             if count
         ]
