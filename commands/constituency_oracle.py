@@ -73,14 +73,14 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
     """The known words of the vocabulary (training) files, cleaned like the input."""
     counts: Counter[str] = Counter()
     for path in paths:
-        for _, _, _, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
+        for *_, tree in _trees([path], clean, on_error, "ptb"):  # vocabulary files are read as PTB, whatever their name
             counts.update(tokens(tree)[1])
     return Vocabulary(counts, lang)
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: ConstituencySystem | None = None, shard: Shard | None = None) -> Iterator[tuple[str, int, int, Any]]:
-    """(path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
+           system: ConstituencySystem | None = None, shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
+    """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
     file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
 
     With ``system``, a tree the reader's fast path reads comes as the system's
@@ -89,14 +89,14 @@ def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None
     options = _ptb_options(clean)
     if system is not None:
         options["fast"] = system.text_oracle(clean, clean, clean)
-    for path in paths:
+    for index, path in enumerate(paths):
         fmt = treebank_format(path, from_format)
         if fmt != "ptb":
             name = system.name if system is not None else ""
             raise TreebankError(f"--system {name} reads Penn Treebank trees; this file is {fmt}", filename=path)
         for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
                                                   **options):
-            yield path, line, position, tree
+            yield index, path, line, position, tree
 
 
 @dataclass
@@ -115,8 +115,9 @@ class Tree:
 
 def write_constituency_oracle(
     run: Run, paths: list[str], vocab_paths: list[str] | None, output: str, on_error: Any, on_unparsable: str,
-) -> dict[str, int]:
-    """Write the oracle of every tree; return the counts (trees, words, derived, unparsable).
+) -> dict[str, Any]:
+    """Write the oracle of every tree; return the counts (trees, words, derived, unparsable) of each file and in
+    all, as ``oracle --report-file`` writes them: ``{"files": [{"file", ...}], "total": {"file": "total", ...}}``.
 
     The vocabulary is read first from ``vocab_paths``; when it is the input
     itself (``None``), the input is read once: the records go to a temporary
@@ -126,7 +127,7 @@ def write_constituency_oracle(
     if run.shard is not None and vocab_paths is None and run.format != "jsonl":
         raise InapplicableOption(f"--shard with --format {run.format} needs --vocab: the known words are those of "
                                  "the whole training file, which one shard does not see")
-    counts = dict(trees=0, words=0, derived=0, unparsable=0)
+    counts = [dict(file=path, trees=0, words=0, derived=0, unparsable=0) for path in paths]
     with AtomicOutput(output) as out:  # replaced only when complete
         trees = _derivations(run, paths, on_error, on_unparsable, counts)
         if run.format == "jsonl":
@@ -138,19 +139,21 @@ def write_constituency_oracle(
                 out.write(_record(tree, run, vocabulary).encode("utf-8", "surrogateescape"))
         else:
             _write_with_own_vocabulary(_written(trees, run, on_error), run, out)
-    if counts["unparsable"]:
-        error(f"{counts['unparsable']} of {counts['trees']} trees not derivable by {run.system.name}: "
+    total = {"file": "total", **{key: sum(c[key] for c in counts) for key in ("trees", "words", "derived",
+                                                                                  "unparsable")}}
+    if total["unparsable"]:
+        error(f"{total['unparsable']} of {total['trees']} trees not derivable by {run.system.name}: "
               f"{'written without actions' if run.format == 'jsonl' else 'left out'}")
-    return counts
+    return {"files": counts, "total": total}
 
 
 def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
-                 counts: dict[str, int]) -> Iterator[Tree]:
+                 counts: list[dict[str, Any]]) -> Iterator[Tree]:
     """Every input tree with its static sequence; not derivable: an error (fail) or ``actions=None``; a word
     without a POS tag: bad input (``on_error``)."""
     from treetool.formats.ptb import tree_to_line
 
-    for path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard):
+    for index, path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard):
         try:
             text, tags, words, actions = (tree if type(tree) is OracleWalk else run.system.bracket_oracle(tree))[:4]
             reason = None
@@ -163,9 +166,10 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
             text = tree_to_line(tree)
         if actions is None and reason is None:
             reason = "beyond the system's limits (see the system's rules on the Constituency page of the documentation)"
-        counts["trees"] += 1
-        counts["words"] += len(words)
-        counts["derived" if actions is not None else "unparsable"] += 1
+        tally = counts[index]
+        tally["trees"] += 1
+        tally["words"] += len(words)
+        tally["derived" if actions is not None else "unparsable"] += 1
         if actions is None and on_unparsable == "fail":
             raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=path, line=line,
                                 raw=text + "\n")

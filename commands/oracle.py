@@ -152,7 +152,7 @@ def oracle_command(
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
     output: Output = "-",
-    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts (sentences, words, derived, unparsable, projectivized, timed_out) as JSON.", show_default=False)] = None,
+    report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts per file and in all as JSON: sentences, words, derived, unparsable, projectivized, timed_out (constituency systems: trees, words, derived, unparsable).", show_default=False)] = None,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
@@ -184,8 +184,7 @@ def oracle_command(
         run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
                   from_format.value if from_format else None, shard)
         with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
-            counts = write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value)
-            report_out.write({"total": counts})
+            report_out.write(write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value))
         return
     # The dependency path's imports (rich, the worker pool) are here: constituency runs skip them.
     from treetool.parallel import SentencePool

@@ -189,3 +189,19 @@ def test_constituency_oracle_does_not_import_numpy_or_nltk(tmp_path: Path) -> No
                           text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_report_file_counts_each_input_and_all(tmp_path: Path) -> None:
+    """As the dependency systems' report: one entry per input (the same file twice is two inputs), then the
+    total; counts derived from the inputs' texts (trees, words, the one tree without a constituent)."""
+    first, second = tmp_path / "a.mrg", tmp_path / "b.mrg"
+    first.write_text("( (S (NP (DT a) (NN cat)) (VP (VBD sat))) )\n( (UH yes) )\n", encoding="utf-8")
+    second.write_text("( (S (NN b)) )\n", encoding="utf-8")
+    report = tmp_path / "counts.json"
+    result = run("oracle", first, second, first, "--system", "top-down", "--report-file", report)
+    assert result.returncode == 0, result.stderr
+    counts = json.loads(report.read_text())
+    a = {"file": str(first), "trees": 2, "words": 4, "derived": 1, "unparsable": 1}
+    b = {"file": str(second), "trees": 1, "words": 1, "derived": 1, "unparsable": 0}
+    assert counts == {"files": [a, b, a], "total": {"file": "total", "trees": 5, "words": 9, "derived": 3,
+                                                     "unparsable": 2}}
