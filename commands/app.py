@@ -56,8 +56,10 @@ app = typer.Typer(
         "projectivization and its inverse, drawing and comparing trees, gold transition sequences and their "
         "replay, coverage, and dynamic-oracle training files, for CoNLL-U/CoNLL-X dependency and Penn Treebank "
         "constituency trees.\n\n"
-        "Examples: treetool stats sample_data/en_sample.conllu; "
-        "treetool oracle sample_data/wsj_sample.mrg --system in-order"
+        "Examples:\n\n\b\n"
+        "  treetool stats sample_data/en_sample.conllu\n"
+        "  treetool oracle sample_data/wsj_sample.mrg --system in-order\n"
+        "  treetool COMMAND --help"
     ),
     cls=LazyCommands,
     no_args_is_help=True,

@@ -6,7 +6,7 @@ Each task runs ``treetool ARGS INPUT --shard K/N -o OUTPUT.partK`` in its own
 process on whichever worker Dask picks (the workers need treetool installed
 and INPUT at the same path, e.g. on a shared file system); the parts are then
 concatenated in shard order, which gives exactly the bytes of one run
-(``--shard``: see the Formats and conventions page). Without SCHEDULER a local
+(``--shard``: see the Sharding large corpora page). Without SCHEDULER a local
 cluster of two worker processes is started.
 
 Example::

@@ -1,9 +1,12 @@
 """Batches of annotated steps for a training loop, read from ``treetool annotate``'s Parquet or JSON lines.
 
->>> from treetool import steps                                    # doctest: +SKIP
->>> for batch in steps.read("steps.parquet", batch_size=512, shuffle=True, seed=1):
-...     features = model.features(batch.stack_offsets, batch.stack, batch.buffer_offsets, batch.buffer)
-...     loss = cost_weighted_loss(model(features), batch.costs, batch.legal)
+In a training loop (``model`` and ``cost_weighted_loss`` are the trainer's)::
+
+    from treetool import steps
+
+    for batch in steps.read("steps.parquet", batch_size=512, shuffle=True, seed=1):
+        features = model.features(batch.stack_offsets, batch.stack, batch.buffer_offsets, batch.buffer)
+        loss = cost_weighted_loss(model(features), batch.costs, batch.legal)
 
 Each :class:`StepBatch` holds numpy arrays, one row per step: the stack,
 buffer and heads as offsets + values (row i is ``values[offsets[i]:offsets[i+1]]``),
