@@ -704,22 +704,26 @@ class _Table5:
         if k > 1:  # score(k-2, j, N)
             score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
             if score is None:
-                score = self._reduced_item(left)
+                last, p_ge = (k - 2, self.p_ge[k]) if left else (k - 1, 0)  # the level below the reduced word
+                if self.p_ge[last] == p_ge or self.level[last][1] is not None:  # p_ge below unchanged
+                    score = self._evaluate(False, k - 2, j, _N)
+                else:
+                    score = self._reduced_item(left)
         side = self.side
         return side.inner - side.size + score + self.level[j][3]
 
     def _reduced_item(self, left: bool) -> int:
-        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there)."""
+        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
+        they differ from those of ``stack``: the level below the reduced word has no p (so its p_ge looks up) and its
+        p_ge changes (one evaluation in twelve along an exploring walk)."""
         k = len(self.words) - 1
         j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
         p_ge, top, defined = self.p_ge, self.top, self.defined
+        value = p_ge[k] if left else 0
         at = len(defined) - 1
         while at >= 0 and defined[at] > last:
             at -= 1
         start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
-        value = p_ge[k] if left else 0
-        if start > last or p_ge[start] == value:
-            return self._evaluate(False, k - 2, j, _N)
         saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
         p_ge[start : last + 1] = [value] * (last + 1 - start)
         top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
@@ -805,7 +809,8 @@ class _Table5:
         self.top[start:] = [top] * (end - start)
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
-        """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
+        """score(i, j, q) (or score'(i, j) when ``prime``), not in the memo yet, Python's stack bounded however deep the
+        stack is.
 
         The recursions of Table 5 go as deep as the stack is long (thousands
         of words). :meth:`_score` and :meth:`_score_prime` recurse plainly
@@ -834,22 +839,19 @@ class _Table5:
         return value
 
     def _score(self, i: int, j: int, q: int, depth: int) -> int:
-        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls).
+        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls), not in the
+        memo (the callers look it up first, with the key this stores it under).
 
         ``depth``: calls between this one and :meth:`_evaluate`'s (see there).
         """
-        span, p_ge = self.span, self.p_ge
-        memo = self.memo[j]
-        key = (i * 3 + q) * span + (p_ge[j] if q != _N else 0)
-        best = memo.get(key)
-        if best is not None:
-            return best
         if depth > _MAX_DEPTH:
             raise _TooDeep((False, i, j, q))
         self.started += 1
         if self.started % _CHECK_EVERY == 0:
             self.budget.check()
         depth += 1
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[j]
         best = _NO
         head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i, _ = self.level[i]
         head_j, p_j, _, _, ban_left_j, _, first_below_j, _, _ = self.level[j]
@@ -888,23 +890,19 @@ class _Table5:
             other += q == _N
             if other > best:
                 best = other
-        memo[key] = best
+        memo[(i * 3 + q) * span + (p_ge[j] if q != _N else 0)] = best
         return best
 
     def _score_prime(self, i: int, j: int, depth: int) -> int:
-        """Table 5's score'(i, j), for i >= 0 (``depth`` as in :meth:`_score`)."""
-        span, p_ge = self.span, self.p_ge
-        memo = self.memo[i]
-        key = -1 - j * span - p_ge[i]
-        best = memo.get(key)
-        if best is not None:
-            return best
+        """Table 5's score'(i, j), for i >= 0, not in the memo (``depth`` and the memo as in :meth:`_score`)."""
         if depth > _MAX_DEPTH:
             raise _TooDeep((True, i, j, _N))
         self.started += 1
         if self.started % _CHECK_EVERY == 0:
             self.budget.check()
         depth += 1
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[i]
         best = _NO
         root = self.side.root
         _, p_i, _, children_i, _, _, _, kappa_i, _ = self.level[i]
@@ -933,7 +931,7 @@ class _Table5:
         other = children_i + inner
         if other > best:
             best = other
-        memo[key] = best
+        memo[-1 - j * span - p_ge[i]] = best
         return best
 
 
