@@ -611,7 +611,7 @@ class _Table5:
     """
 
     __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "memo", "p_ge", "top", "defined", "started")
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "started")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
@@ -622,10 +622,10 @@ class _Table5:
         # word -> its level, _ABSENT when off the stack; one slot more than words, never set, for the head -1 of
         # the root (so that position[gold[word]] needs no test)
         self.position: list[int] = [_ABSENT] * (len(gold) + 1)
-        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa, linked), see the class doc;
-        # linked: the components whose lowest link is level i
-        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
+        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
+        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
+        self.linked: list[int] = []  # the components linked to the stack, by their first level (ascending)
         # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j] (+ 0 for q = N: see the class doc);
         # score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
@@ -660,7 +660,7 @@ class _Table5:
                    *[position[child] for child in before.left_children[shifted]])
         table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
         table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
-        table.position, table.component_first = position[:], before.component_first[:]
+        table.position, table.component_first, table.linked = position[:], before.component_first[:], before.linked[:]
         table._truncate(keep)
         return table
 
@@ -757,7 +757,6 @@ class _Table5:
         kids = side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
-        linked = _NO_CHILDREN
         if self.linear:
             first = position[head]
             for child in self.left_children[word]:
@@ -765,16 +764,16 @@ class _Table5:
                     first = position[child]
             if first > at:
                 first = at
-            component_first = self.component_first
+            component_first, linked = self.component_first, self.linked
             if p is not None and component_first[root[p]] == _ABSENT:
                 component_first[root[p]] = at
-                linked = [root[p]]
+                linked.append(root[p])
             for component in kids:  # kids: component roots
                 if component_first[component] == _ABSENT:
                     component_first[component] = at
-                    linked = [*linked, component]
+                    linked.append(component)
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
-                           ban_right, first, first if first < at else at - 1, linked))
+                           ban_right, first, first if first < at else at - 1))
         words.append(word)
         position[word] = at
         self.memo.append({})
@@ -788,12 +787,11 @@ class _Table5:
     def _truncate(self, keep: int) -> None:
         """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each;
         :meth:`rebased` drops those a shift invalidates)."""
-        position, component_first = self.position, self.component_first
+        position, component_first, linked = self.position, self.component_first, self.linked
         for word in self.words[keep:]:
             position[word] = _ABSENT
-        for level in self.level[keep:]:
-            for component in level[8]:
-                component_first[component] = _ABSENT
+        while linked and component_first[linked[-1]] >= keep:
+            component_first[linked.pop()] = _ABSENT
         del self.words[keep:], self.level[keep:], self.memo[keep:], self.p_ge[keep:], self.top[keep:]
         defined = self.defined
         if defined and defined[-1] >= keep:
@@ -853,8 +851,8 @@ class _Table5:
         span, p_ge = self.span, self.p_ge
         memo = self.memo[j]
         best = _NO
-        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i, _ = self.level[i]
-        head_j, p_j, _, _, ban_left_j, _, first_below_j, _, _ = self.level[j]
+        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
+        head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
         words = self.words
         if not ban_right_i:  # w(i, j), a_j into a_i
             top = self.top
@@ -905,7 +903,7 @@ class _Table5:
         memo = self.memo[i]
         best = _NO
         root = self.side.root
-        _, p_i, _, children_i, _, _, _, kappa_i, _ = self.level[i]
+        _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
         if i > 0:
             below, target, arc = None, j, 0
             if p_i is not None and root[p_i] == root[j]:  # a_i into its head, in b_j's component
