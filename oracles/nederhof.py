@@ -377,8 +377,10 @@ class NederhofOracle(CostVectors):
 
     def _kept_table(self, first: int | None) -> _Table5:
         """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
-        the shift that makes it when that is kept (:meth:`_Table5.rebased`); the oldest of :data:`_BUFFERS_KEPT`
-        goes."""
+        the shift that makes it when that is kept (:meth:`_Table5.rebased`), or that very table when the shift
+        leaves the critical words as they were (:meth:`_buffer_side` then gives the same side): Table 5 reads the
+        buffer through its critical words alone (§5), so the two buffers have the same items, and one table serves
+        both (about half the shifts of an exploring walk on EWT); the oldest of :data:`_BUFFERS_KEPT` goes."""
         tables = self._tables
         table = tables.get(first)
         if table is None:
@@ -387,9 +389,11 @@ class NederhofOracle(CostVectors):
             before = tables.get(shifted)
             if len(tables) >= _BUFFERS_KEPT:
                 del tables[next(iter(tables))]  # the oldest
-            table = tables[first] = (
-                _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
-                if before is None else _Table5.rebased(before, shifted, side))
+            if before is None:
+                table = _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
+            else:
+                table = before if before.side is side else _Table5.rebased(before, shifted, side)
+            tables[first] = table
         return table
 
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
@@ -468,7 +472,11 @@ class NederhofOracle(CostVectors):
                 critical = list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
             else:  # first - 1, when critical, is the smallest critical word of the buffer before
                 leaving = 1 if before.critical and before.critical[0] == first - 1 else 0
-                critical = sorted(before.critical[leaving:] + self._reach_from[first - 1])
+                arriving = self._reach_from[first - 1]
+                if not (leaving or arriving):  # the same critical words: the same side (and tables, _kept_table)
+                    self._critical_buffers[first] = before
+                    return before
+                critical = sorted(before.critical[leaving:] + arriving)
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
