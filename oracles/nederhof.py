@@ -308,7 +308,9 @@ class NederhofOracle(CostVectors):
         if not self._kept_tables:
             scores = self.scores(config)
         else:  # σ(config) = σ of the action that led here less its arc (§2)
-            known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
+            known = None if action is None else last_scores[action]
+            if action == "LA" or action == "RA":  # a SHIFT builds no arc
+                known -= _arc(action, last.stack, self.gold)
             scores = self._table5_scores(config, known)
         self._scored = (config, scores)
         best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
@@ -952,7 +954,8 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
     """
     stack, old = config.stack, last.stack
     if len(stack) == len(old) + 1:
-        if stack[:-1] == old and last.buffer[:1] == stack[-1:] and config.buffer == last.buffer[1:] \
+        buffer = last.buffer
+        if buffer and stack[-1] == buffer[0] and stack[:-1] == old and config.buffer == buffer[1:] \
                 and (config.heads is last.heads or config.heads == last.heads):
             return "SH"
         return None
@@ -971,9 +974,7 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
 
 
 def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
-    """1 if ``action`` (SH, LA or RA) on ``stack`` builds a gold arc, else 0."""
-    if action == "SH":
-        return 0
+    """1 if ``action`` (LA or RA) on ``stack`` builds a gold arc, else 0."""
     s0, s1 = stack[-1], stack[-2]
     return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 
