@@ -714,9 +714,9 @@ class _Table5:
         if k > 1:  # score(k-2, j, N)
             score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
             if score is None:
-                last, p_ge = (k - 2, self.p_ge[k]) if left else (k - 1, 0)  # the level below the reduced word
-                if self.p_ge[last] == p_ge or self.level[last][1] is not None:  # p_ge below unchanged
-                    score = self._evaluate(False, k - 2, j, _N)
+                last = k - 2 if left else k - 1  # the highest level below the reduced word
+                if self.level[last][1] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
+                    score = self._evaluate(False, k - 2, j, _N)  # no level's p_ge changes
                 else:
                     score = self._reduced_item(left)
         side = self.side
@@ -725,7 +725,7 @@ class _Table5:
     def _reduced_item(self, left: bool) -> int:
         """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
         they differ from those of ``stack``: the level below the reduced word has no p (so its p_ge looks up) and its
-        p_ge changes (one evaluation in twelve along an exploring walk)."""
+        p_ge changes (one evaluation in thirteen along an exploring walk)."""
         k = len(self.words) - 1
         j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
         p_ge, top, defined = self.p_ge, self.top, self.defined
