@@ -667,7 +667,7 @@ class _Table5:
         table.span, table.started = before.span, 0
         position = before.position
         keep = min(len(before.words), position[before.gold[shifted]],
-                   *[position[child] for child in before.left_children[shifted]])
+                   *map(position.__getitem__, before.left_children[shifted]))
         table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
         table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
         table.position, table.component_first, table.linked = position[:], before.component_first[:], before.linked[:]
