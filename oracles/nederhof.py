@@ -462,7 +462,9 @@ class NederhofOracle(CostVectors):
         steps share them (with the buffer-only tables built from them). When
         the buffer ``first - 1..n`` has been seen, its critical words are
         updated (``first - 1`` leaves; the words b with ``reach[b] == first - 1``
-        come) rather than found again among all of ``first..n``.
+        come) rather than found again among all of ``first..n``; when none
+        leaves or comes, the buffer gets the very side of the one before (and
+        its table, :meth:`_kept_table`).
         """
         side = self._critical_buffers.get(first)
         if side is None:
@@ -475,7 +477,7 @@ class NederhofOracle(CostVectors):
             else:  # first - 1, when critical, is the smallest critical word of the buffer before
                 leaving = 1 if before.critical and before.critical[0] == first - 1 else 0
                 arriving = self._reach_from[first - 1]
-                if not (leaving or arriving):  # the same critical words: the same side (and tables, _kept_table)
+                if not (leaving or arriving):
                     self._critical_buffers[first] = before
                     return before
                 critical = sorted(before.critical[leaving:] + arriving)
@@ -617,7 +619,9 @@ class _Table5:
     them. A strategy's bans differ per successor, so a table made with bans
     serves one stack only (the oracle builds a new one each time). The
     table of the buffer after a SHIFT starts from the levels of the one
-    before that the shifted word leaves unchanged (:meth:`rebased`).
+    before that the shifted word leaves unchanged (:meth:`rebased`), or is that
+    very table when the shift changes no critical word
+    (``NederhofOracle._kept_table``).
     """
 
     __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
