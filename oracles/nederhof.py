@@ -308,7 +308,9 @@ class NederhofOracle(CostVectors):
         if not self._kept_tables:
             scores = self.scores(config)
         else:  # σ(config) = σ of the action that led here less its arc (§2)
-            known = None if action is None else last_scores[action] - _arc(action, last.stack, self.gold)
+            known = None if action is None else last_scores[action]
+            if action == "LA" or action == "RA":  # a SHIFT builds no arc
+                known -= _arc(action, last.stack, self.gold)
             scores = self._table5_scores(config, known)
         self._scored = (config, scores)
         best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
@@ -377,8 +379,10 @@ class NederhofOracle(CostVectors):
 
     def _kept_table(self, first: int | None) -> _Table5:
         """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
-        the shift that makes it when that is kept (:meth:`_Table5.rebased`); the oldest of :data:`_BUFFERS_KEPT`
-        goes."""
+        the shift that makes it when that is kept (:meth:`_Table5.rebased`), or that very table when the shift
+        leaves the critical words as they were (:meth:`_buffer_side` then gives the same side): Table 5 reads the
+        buffer through its critical words alone (§5), so the two buffers have the same items, and one table serves
+        both (about half the shifts of an exploring walk on EWT); the oldest of :data:`_BUFFERS_KEPT` goes."""
         tables = self._tables
         table = tables.get(first)
         if table is None:
@@ -387,9 +391,11 @@ class NederhofOracle(CostVectors):
             before = tables.get(shifted)
             if len(tables) >= _BUFFERS_KEPT:
                 del tables[next(iter(tables))]  # the oldest
-            table = tables[first] = (
-                _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
-                if before is None else _Table5.rebased(before, shifted, side))
+            if before is None:
+                table = _Table5(side, self.gold, self._left_children, self.algorithm == "linear", budget=self.budget)
+            else:
+                table = before if before.side is side else _Table5.rebased(before, shifted, side)
+            tables[first] = table
         return table
 
     def _score(self, stack: list[int], buffer: Sequence[int], offset: int, no_left: frozenset[int],
@@ -456,7 +462,9 @@ class NederhofOracle(CostVectors):
         steps share them (with the buffer-only tables built from them). When
         the buffer ``first - 1..n`` has been seen, its critical words are
         updated (``first - 1`` leaves; the words b with ``reach[b] == first - 1``
-        come) rather than found again among all of ``first..n``.
+        come) rather than found again among all of ``first..n``; when none
+        leaves or comes, the buffer gets the very side of the one before (and
+        its table, :meth:`_kept_table`).
         """
         side = self._critical_buffers.get(first)
         if side is None:
@@ -468,7 +476,11 @@ class NederhofOracle(CostVectors):
                 critical = list(compress(range(first, len(reach)), map(first.__gt__, reach[first:])))
             else:  # first - 1, when critical, is the smallest critical word of the buffer before
                 leaving = 1 if before.critical and before.critical[0] == first - 1 else 0
-                critical = sorted(before.critical[leaving:] + self._reach_from[first - 1])
+                arriving = self._reach_from[first - 1]
+                if not (leaving or arriving):
+                    self._critical_buffers[first] = before
+                    return before
+                critical = sorted(before.critical[leaving:] + arriving)
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -607,11 +619,13 @@ class _Table5:
     them. A strategy's bans differ per successor, so a table made with bans
     serves one stack only (the oracle builds a new one each time). The
     table of the buffer after a SHIFT starts from the levels of the one
-    before that the shifted word leaves unchanged (:meth:`rebased`).
+    before that the shifted word leaves unchanged (:meth:`rebased`), or is that
+    very table when the shift changes no critical word
+    (``NederhofOracle._kept_table``).
     """
 
     __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "memo", "p_ge", "top", "defined", "started")
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "started")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
@@ -622,10 +636,10 @@ class _Table5:
         # word -> its level, _ABSENT when off the stack; one slot more than words, never set, for the head -1 of
         # the root (so that position[gold[word]] needs no test)
         self.position: list[int] = [_ABSENT] * (len(gold) + 1)
-        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa, linked), see the class doc;
-        # linked: the components whose lowest link is level i
-        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int, list[int]]] = []
+        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
+        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
+        self.linked: list[int] = []  # the components linked to the stack, by their first level (ascending)
         # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j] (+ 0 for q = N: see the class doc);
         # score'(i, j) at i, key -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
@@ -657,10 +671,10 @@ class _Table5:
         table.span, table.started = before.span, 0
         position = before.position
         keep = min(len(before.words), position[before.gold[shifted]],
-                   *[position[child] for child in before.left_children[shifted]])
+                   *map(position.__getitem__, before.left_children[shifted]))
         table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
         table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
-        table.position, table.component_first = position[:], before.component_first[:]
+        table.position, table.component_first, table.linked = position[:], before.component_first[:], before.linked[:]
         table._truncate(keep)
         return table
 
@@ -704,22 +718,26 @@ class _Table5:
         if k > 1:  # score(k-2, j, N)
             score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
             if score is None:
-                score = self._reduced_item(left)
+                last = k - 2 if left else k - 1  # the highest level below the reduced word
+                if self.level[last][1] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
+                    score = self._evaluate(False, k - 2, j, _N)  # no level's p_ge changes
+                else:
+                    score = self._reduced_item(left)
         side = self.side
         return side.inner - side.size + score + self.level[j][3]
 
     def _reduced_item(self, left: bool) -> int:
-        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there)."""
+        """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
+        they differ from those of ``stack``: the level below the reduced word has no p (so its p_ge looks up) and its
+        p_ge changes (one evaluation in thirteen along an exploring walk)."""
         k = len(self.words) - 1
         j, last = (k, k - 2) if left else (k - 1, k - 1)  # the top after the action; the highest level below it
         p_ge, top, defined = self.p_ge, self.top, self.defined
+        value = p_ge[k] if left else 0
         at = len(defined) - 1
         while at >= 0 and defined[at] > last:
             at -= 1
         start = defined[at] + 1 if at >= 0 else 0  # the levels start..last look up past the reduced word
-        value = p_ge[k] if left else 0
-        if start > last or p_ge[start] == value:
-            return self._evaluate(False, k - 2, j, _N)
         saved_p_ge, saved_top = p_ge[start : last + 1], top[start : last + 1]
         p_ge[start : last + 1] = [value] * (last + 1 - start)
         top[start : last + 1] = [top[k] if left else 0] * (last + 1 - start)
@@ -753,7 +771,6 @@ class _Table5:
         kids = side.attached.get(word, _NO_CHILDREN)
         ban_right = word in self.no_right
         first = at
-        linked = _NO_CHILDREN
         if self.linear:
             first = position[head]
             for child in self.left_children[word]:
@@ -761,16 +778,16 @@ class _Table5:
                     first = position[child]
             if first > at:
                 first = at
-            component_first = self.component_first
+            component_first, linked = self.component_first, self.linked
             if p is not None and component_first[root[p]] == _ABSENT:
                 component_first[root[p]] = at
-                linked = [root[p]]
+                linked.append(root[p])
             for component in kids:  # kids: component roots
                 if component_first[component] == _ABSENT:
                     component_first[component] = at
-                    linked = [*linked, component]
+                    linked.append(component)
         self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
-                           ban_right, first, first if first < at else at - 1, linked))
+                           ban_right, first, first if first < at else at - 1))
         words.append(word)
         position[word] = at
         self.memo.append({})
@@ -784,12 +801,11 @@ class _Table5:
     def _truncate(self, keep: int) -> None:
         """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each;
         :meth:`rebased` drops those a shift invalidates)."""
-        position, component_first = self.position, self.component_first
+        position, component_first, linked = self.position, self.component_first, self.linked
         for word in self.words[keep:]:
             position[word] = _ABSENT
-        for level in self.level[keep:]:
-            for component in level[8]:
-                component_first[component] = _ABSENT
+        while linked and component_first[linked[-1]] >= keep:
+            component_first[linked.pop()] = _ABSENT
         del self.words[keep:], self.level[keep:], self.memo[keep:], self.p_ge[keep:], self.top[keep:]
         defined = self.defined
         if defined and defined[-1] >= keep:
@@ -805,7 +821,8 @@ class _Table5:
         self.top[start:] = [top] * (end - start)
 
     def _evaluate(self, prime: bool, i: int, j: int, q: int) -> int:
-        """score(i, j, q) (or score'(i, j) when ``prime``), Python's stack bounded however deep the stack is.
+        """score(i, j, q) (or score'(i, j) when ``prime``), not in the memo yet, Python's stack bounded however deep the
+        stack is.
 
         The recursions of Table 5 go as deep as the stack is long (thousands
         of words). :meth:`_score` and :meth:`_score_prime` recurse plainly
@@ -834,25 +851,22 @@ class _Table5:
         return value
 
     def _score(self, i: int, j: int, q: int, depth: int) -> int:
-        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls).
+        """Table 5's score(i, j, q), for i >= 0 (the callers skip score(-1, ...) = 0: a fifth of all calls), not in the
+        memo (the callers look it up first, with the key this stores it under).
 
         ``depth``: calls between this one and :meth:`_evaluate`'s (see there).
         """
-        span, p_ge = self.span, self.p_ge
-        memo = self.memo[j]
-        key = (i * 3 + q) * span + (p_ge[j] if q != _N else 0)
-        best = memo.get(key)
-        if best is not None:
-            return best
         if depth > _MAX_DEPTH:
             raise _TooDeep((False, i, j, q))
         self.started += 1
         if self.started % _CHECK_EVERY == 0:
             self.budget.check()
         depth += 1
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[j]
         best = _NO
-        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i, _ = self.level[i]
-        head_j, p_j, _, _, ban_left_j, _, first_below_j, _, _ = self.level[j]
+        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
+        head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
         words = self.words
         if not ban_right_i:  # w(i, j), a_j into a_i
             top = self.top
@@ -888,26 +902,22 @@ class _Table5:
             other += q == _N
             if other > best:
                 best = other
-        memo[key] = best
+        memo[(i * 3 + q) * span + (p_ge[j] if q != _N else 0)] = best
         return best
 
     def _score_prime(self, i: int, j: int, depth: int) -> int:
-        """Table 5's score'(i, j), for i >= 0 (``depth`` as in :meth:`_score`)."""
-        span, p_ge = self.span, self.p_ge
-        memo = self.memo[i]
-        key = -1 - j * span - p_ge[i]
-        best = memo.get(key)
-        if best is not None:
-            return best
+        """Table 5's score'(i, j), for i >= 0, not in the memo (``depth`` and the memo as in :meth:`_score`)."""
         if depth > _MAX_DEPTH:
             raise _TooDeep((True, i, j, _N))
         self.started += 1
         if self.started % _CHECK_EVERY == 0:
             self.budget.check()
         depth += 1
+        span, p_ge = self.span, self.p_ge
+        memo = self.memo[i]
         best = _NO
         root = self.side.root
-        _, p_i, _, children_i, _, _, _, kappa_i, _ = self.level[i]
+        _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
         if i > 0:
             below, target, arc = None, j, 0
             if p_i is not None and root[p_i] == root[j]:  # a_i into its head, in b_j's component
@@ -933,7 +943,7 @@ class _Table5:
         other = children_i + inner
         if other > best:
             best = other
-        memo[key] = best
+        memo[-1 - j * span - p_ge[i]] = best
         return best
 
 
@@ -948,7 +958,8 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
     """
     stack, old = config.stack, last.stack
     if len(stack) == len(old) + 1:
-        if stack[:-1] == old and last.buffer[:1] == stack[-1:] and config.buffer == last.buffer[1:] \
+        buffer = last.buffer
+        if buffer and stack[-1] == buffer[0] and stack[:-1] == old and config.buffer == buffer[1:] \
                 and (config.heads is last.heads or config.heads == last.heads):
             return "SH"
         return None
@@ -967,9 +978,7 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
 
 
 def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
-    """1 if ``action`` (SH, LA or RA) on ``stack`` builds a gold arc, else 0."""
-    if action == "SH":
-        return 0
+    """1 if ``action`` (LA or RA) on ``stack`` builds a gold arc, else 0."""
     s0, s1 = stack[-1], stack[-2]
     return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 

@@ -345,6 +345,28 @@ def test_tables_started_from_the_previous_buffer_equal_fresh_ones(monkeypatch):
     assert sum(1 for k in kept if k >= 3) > 100, kept
 
 
+def test_a_shift_that_keeps_the_critical_words_keeps_the_table():
+    """A SHIFT after which the buffer has the same critical words (§5) gives the new buffer the very table of the one
+    before (``_kept_table``); its costs = a new oracle's, along computations of random actions and exploring walks on
+    random and real projective trees, in their order and shuffled; and such shifts are reached."""
+    rng = random.Random(26)
+    shared = 0
+    for tree in _projective_trees(rng):
+        configs = _random_action_configurations(tree, rng) + _walk_configurations(tree, rng, error_rate=0.1)
+        for algorithm in ("linear", "quadratic"):
+            fresh = [NederhofOracle(tree, algorithm=algorithm).costs(c) for c in configs]
+            walked = NederhofOracle(tree, algorithm=algorithm)
+            for config, expected in zip(configs, fresh):
+                assert walked.costs(config) == expected, (tree, algorithm, config)
+                tables = list(walked._tables.values())
+                shared += len(tables) - len({id(table) for table in tables})
+            order = list(range(len(configs)))
+            rng.shuffle(order)
+            shuffled = NederhofOracle(tree, algorithm=algorithm)
+            assert all(shuffled.costs(configs[i]) == fresh[i] for i in order), (tree, algorithm)
+    assert shared > 100, shared
+
+
 def _projective_trees(rng):
     """Random projective trees of 8 to 24 words and EWT dev sentences of 10 to 30 (when the data is there)."""
     trees = [random_interval_tree(n, rng) for n in (8, 12, 16, 24) for _ in range(3)]
