@@ -174,8 +174,9 @@ def main() -> None:
     nonprojective = [s for s in sentences if not is_projective(s.head_list)]
     for kind, pool, count in (("projective", projective, args.projective),
                               ("non-projective", nonprojective, args.nonprojective)):
-        chosen = rng.sample(pool, min(count, len(pool)))
-        print(call_table(kind, chosen, per_call(chosen, rng)) + "\n")
+        if count:  # 0: the table is left out
+            chosen = rng.sample(pool, min(count, len(pool)))
+            print(call_table(kind, chosen, per_call(chosen, rng)) + "\n")
     if args.annotate:
         print("treetool annotate --system arc-standard --policy explore --error-rate 0.1 -o /dev/null:")
         print(annotate_table(sentences, args.annotate, args.annotate_nonprojective))
