@@ -90,7 +90,8 @@ def bottom_up_run(gold_heads: Sequence[int], degree: int) -> tuple[list[Action],
 def canonical_oracle(
     gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, degree: int = 1
 ) -> list[Action] | None:
-    """The canonical sequence (:func:`bottom_up_run`), labelled when ``gold_labels`` is given; ``None`` if underivable."""
+    """The canonical sequence (Cohen, Gómez-Rodríguez & Satta 2012, §4.1; :func:`bottom_up_run`), labelled when
+    ``gold_labels`` is given; ``None`` if underivable."""
     actions, dependents, stack = bottom_up_run(gold_heads, degree)
     return label_actions(actions, dependents, gold_labels) if len(stack) == 1 else None
 

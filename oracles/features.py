@@ -50,12 +50,12 @@ class Children:
 
     # ------------------------------------------------------------ queries
     def leftmost(self, config: Configuration, word: int, k: int = 1) -> int:
-        """The k-th leftmost child of ``word`` among those before it (lc_k), :data:`NONE` if it has fewer."""
+        """The k-th (k >= 1) leftmost child of ``word`` among those before it (lc_k), :data:`NONE` if it has fewer."""
         left = self._lists(config)[0][word]
         return left[k - 1] if len(left) >= k else NONE
 
     def rightmost(self, config: Configuration, word: int, k: int = 1) -> int:
-        """The k-th rightmost child of ``word`` among those after it (rc_k), :data:`NONE` if it has fewer."""
+        """The k-th (k >= 1) rightmost child of ``word`` among those after it (rc_k), :data:`NONE` if it has fewer."""
         right = self._lists(config)[1][word]
         return right[-k] if len(right) >= k else NONE
 

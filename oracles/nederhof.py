@@ -205,7 +205,7 @@ def leftmost_descendants(gold: Sequence[int]) -> list[int]:
 
 
 class NederhofOracle(CostVectors):
-    """Scores and costs of SH, LA and RA in any arc-standard configuration, for one gold tree (module doc).
+    """Scores and costs of SH, LA and RA in any arc-standard configuration, for one gold tree (Nederhof 2019).
 
     ``algorithm``: ``auto`` | ``cubic`` | ``quadratic`` | ``linear``; the last
     two need a projective gold tree (``OracleUnavailable``, a ``ValueError``, otherwise). ``strategy``:

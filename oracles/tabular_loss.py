@@ -116,7 +116,8 @@ _GREEDY_MEMO_SIZE = 1 << 15  # configurations of greedy completions remembered p
 
 
 class TabularLoss:
-    """Future losses of configurations and of their successors for one gold tree (module doc)."""
+    """Future losses of configurations and of their successors for one gold tree (Gómez-Rodríguez, Sartorio & Satta
+    2014, §5.2 and Algorithm 1; module doc)."""
 
     def __init__(self, gold_heads: Sequence[int], budget: Any = None) -> None:
         self.heads = as_heads(gold_heads)

@@ -11,11 +11,14 @@ In a training loop (``model`` and ``cost_weighted_loss`` are the trainer's)::
 Each :class:`StepBatch` holds numpy arrays, one row per step: the stack,
 buffer and heads as offsets + values (row i is ``values[offsets[i]:offsets[i+1]]``),
 and, over the file's action vocabulary (``batch.actions``, ids = positions),
-the legal mask, the cost vectors (-1 where illegal, as
-``oracle.cost_vector`` gives them) and the optimal mask, and the id of the
-action taken. From Parquet nothing is parsed in Python: the columns are
-decoded by pyarrow and turned into these arrays by numpy, a row group
-at a time (memory: one row group). ``shuffle`` visits the row groups in a
+the legal mask, the cost vectors (-1 where illegal) and the optimal mask,
+and the id of the action taken. They equal ``oracle.cost_vector`` and
+``actions.legal_mask`` only for an unlabelled file or a Parquet file written
+with ``annotate --vocabulary``: any other labelled file records each arc
+action with the gold label only, so its other labellings, legal as they are,
+read as -1 in ``costs`` and False in ``legal``. From Parquet nothing is
+parsed in Python: the columns are decoded by pyarrow and turned into these
+arrays by numpy, a row group at a time (memory: one row group). ``shuffle`` visits the row groups in a
 random order and the steps of each group in a random order (a row group
 holds 16,384 steps: :data:`treetool.formats.step_columns.ROWS_PER_GROUP`).
 JSON lines are parsed with :mod:`json` (slower; for small files and checks),
