@@ -13,7 +13,7 @@ from typing import Sequence
 
 from treetool.budget import Budget
 
-from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .configuration import Action, Configuration, attach, gold_tree, parse_action
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
 from .errors import IllegalAction
 from .layout import check_root
@@ -49,7 +49,7 @@ def arc_eager_oracle(
         raise ValueError(f"reduce must be one of {', '.join(REDUCE_MODES)}, got {reduce!r}")
     check_root(root)
     lazy = reduce == "lazy"
-    heads = as_heads(gold_heads)
+    heads, gold_labels = gold_tree(gold_heads, gold_labels)
     n = len(heads) - 1
     pending = [0] * (n + 1)  # gold dependents not yet attached
     for d in range(1, n + 1):
@@ -241,7 +241,7 @@ class ArcEager(TransitionSystem):
         """Exact: the system derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 
-        return is_projective(gold_heads)
+        return is_projective(gold_tree(gold_heads)[0])
 
 
 _NM_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from treetool.budget import Budget
 
-from .configuration import Action, Configuration, as_heads, attach, parse_action
+from .configuration import Action, Configuration, attach, gold_tree, parse_action
 from .dynamic import ArcHybridOracle
 from .errors import IllegalAction
 from .layout import check_root
@@ -31,7 +31,7 @@ def arc_hybrid_oracle(
     it gets stuck.
     """
     check_root(root)
-    heads = as_heads(gold_heads)
+    heads, gold_labels = gold_tree(gold_heads, gold_labels)
     n = len(heads) - 1
     pending = [0] * (n + 1)
     for d in range(1, n + 1):
@@ -157,4 +157,4 @@ class ArcHybrid(TransitionSystem):
         """Exact: arc-hybrid derives exactly the projective trees."""
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 
-        return is_projective(gold_heads)
+        return is_projective(gold_tree(gold_heads)[0])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .configuration import Action, as_heads, format_action
+from .configuration import Action, as_heads, format_action, gold_tree
 
 __all__ = ["bottom_up_run", "canonical_oracle", "label_actions", "min_degree", "MAX_DEGREE"]
 
@@ -91,8 +91,10 @@ def canonical_oracle(
     gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, degree: int = 1
 ) -> list[Action] | None:
     """The canonical sequence (Cohen, Gómez-Rodríguez & Satta 2012, §4.1; :func:`bottom_up_run`), labelled when
-    ``gold_labels`` is given; ``None`` if underivable."""
-    actions, dependents, stack = bottom_up_run(gold_heads, degree)
+    ``gold_labels`` is given; ``None`` if underivable (:class:`~treetool.oracles.errors.InvalidGoldTree` if not a
+    tree: :func:`~treetool.oracles.configuration.gold_tree`)."""
+    heads, gold_labels = gold_tree(gold_heads, gold_labels)
+    actions, dependents, stack = bottom_up_run(heads, degree)
     return label_actions(actions, dependents, gold_labels) if len(stack) == 1 else None
 
 

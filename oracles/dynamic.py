@@ -44,7 +44,7 @@ import random
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .annotate import walk
-from .configuration import Action, Configuration, DynamicOracle, as_heads, with_label
+from .configuration import Action, Configuration, DynamicOracle, gold_tree, with_label
 from .errors import ConfigurationMismatch
 from .layout import check_arrangement, check_configuration, check_root
 from .system import TransitionSystem
@@ -70,13 +70,13 @@ class _CountingOracle(CostVectors):
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                  root: str = "last") -> None:
         check_root(root)
-        self.gold = as_heads(gold_heads)
-        self.labels = None if gold_labels is None else list(gold_labels)
+        self.gold, self.labels = gold_tree(gold_heads, gold_labels)
         self.n = n = len(self.gold) - 1
         self.root_last = root == "last"
-        self.la_keys = ["LA"] * (n + 1) if gold_labels is None else [f"LA({label})" for label in gold_labels]
-        self.ra_keys = ["RA"] * (n + 1) if gold_labels is None else [f"RA({label})" for label in gold_labels]
-        self.re_keys = ["RE"] * (n + 1) if gold_labels is None else [f"RE({label})" for label in gold_labels]
+        labels = self.labels
+        self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
+        self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
+        self.re_keys = ["RE"] * (n + 1) if labels is None else [f"RE({label})" for label in labels]
         self._last: Configuration | None = None  # the configuration the counters describe
         self._answer: tuple[Configuration | None, tuple] = (None, ())  # the last costs() call
         self.on_stack = [False] * (n + 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "OracleError", "IllegalAction", "IncompleteDerivation", "OracleUnavailable", "SystemSpecError",
-    "ConfigurationMismatch",
+    "ConfigurationMismatch", "InvalidGoldTree",
 ]
 
 
@@ -52,3 +52,8 @@ class SystemSpecError(OracleError):
 class ConfigurationMismatch(OracleError):
     """A configuration that cannot belong to the oracle's sentence and system: another length, a root-first stack
     given to a root-last system, a head on the root (``treetool.oracles.layout`` checks)."""
+
+
+class InvalidGoldTree(OracleError):
+    """A gold tree that is not one (a head out of range, a cycle, ``heads[0] != -1``) or whose labels do not match
+    its heads in number; the message names the fault (``treetool.oracles.configuration.gold_tree`` checks)."""

@@ -41,7 +41,7 @@ from typing import Any, Callable, Generator, Hashable, Iterator, Protocol, Seque
 from treetool.budget import Budget
 from treetool.recursion import run_nested
 
-from .configuration import Action, Configuration, SearchableSystem, as_heads, with_label
+from .configuration import Action, Configuration, SearchableSystem, gold_tree, with_label
 from .errors import ConfigurationMismatch
 from .layout import check_sentence
 from .vocabulary import CostVectors
@@ -87,8 +87,9 @@ class _Gold:
     ) -> None:
         self.system = system
         self.restriction = restriction
-        self.heads = tuple(as_heads(gold_heads))
-        self.labels = None if gold_labels is None else tuple(gold_labels)
+        heads, labels = gold_tree(gold_heads, gold_labels)
+        self.heads = tuple(heads)
+        self.labels = None if labels is None else tuple(labels)
         self.n = len(self.heads) - 1
         self.words = frozenset(range(1, self.n + 1))
         self.children: list[list[int]] = [[] for _ in range(self.n + 1)]

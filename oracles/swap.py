@@ -8,7 +8,7 @@ from treetool.budget import UNLIMITED, Budget
 
 from .attardi import ShiftReduce
 from .canonical import bottom_up_run, label_actions
-from .configuration import Action, Configuration, as_heads, parse_action
+from .configuration import Action, Configuration, as_heads, gold_tree, parse_action
 from .errors import IllegalAction
 from .option_values import SWAP_ORDERS
 from .spec import OracleSpec
@@ -21,19 +21,10 @@ _CHECK_EVERY = 8192  # transitions of the static oracle between two budget check
 
 
 def _children(heads: list[int]) -> list[list[int]]:
-    """Gold dependents of every node, in word order; ``ValueError`` when ``heads`` is not a tree from 0."""
-    n = len(heads) - 1
-    children: list[list[int]] = [[] for _ in range(n + 1)]
-    for d in range(1, n + 1):
+    """Gold dependents of every node, in word order (``heads`` checked: :func:`~.configuration.gold_tree`)."""
+    children: list[list[int]] = [[] for _ in heads]
+    for d in range(1, len(heads)):
         children[heads[d]].append(d)
-    seen = 1
-    frontier = [0]
-    while frontier:
-        kids = children[frontier.pop()]
-        seen += len(kids)
-        frontier.extend(kids)
-    if seen != n + 1:
-        raise ValueError("heads do not form a tree rooted at 0")
     return children
 
 
@@ -45,7 +36,7 @@ def projective_order(gold_heads: Sequence[int]) -> list[int]:
     dependents, siblings in word order. Sorting the words by it makes the
     tree projective. Iterative, linear time.
     """
-    heads = as_heads(gold_heads)
+    heads = gold_tree(gold_heads)[0]
     children = _children(heads)
     position = [0] * len(heads)
     count = 0
@@ -120,7 +111,7 @@ def swap_oracle(
     """
     if order not in SWAP_ORDERS:
         raise ValueError(f"order must be one of {', '.join(SWAP_ORDERS)}, got {order!r}")
-    heads = as_heads(gold_heads)
+    heads, gold_labels = gold_tree(gold_heads, gold_labels)
     actions, dependents, roots = bottom_up_run(heads, 1)
     if len(roots) == 1:
         return label_actions(actions, dependents, gold_labels)
@@ -235,9 +226,7 @@ class Swap(TransitionSystem):
         return swap_oracle(gold_heads, gold_labels, self.order, UNLIMITED if budget is None else budget)
 
     def can_derive(self, gold_heads: Sequence[int], *, budget: Budget | None = None) -> bool:
-        """Exact: the swap system derives every tree (Nivre 2009)."""
-        try:
-            _children(as_heads(gold_heads))
-        except ValueError:
-            return False
+        """Exact: the swap system derives every tree (Nivre 2009); a head list that is not one raises
+        :class:`~treetool.oracles.errors.InvalidGoldTree`, as every oracle does."""
+        gold_tree(gold_heads)
         return True

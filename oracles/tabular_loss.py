@@ -100,7 +100,7 @@ from typing import Any, Sequence
 from treetool.budget import UNLIMITED
 
 from .canonical import bottom_up_run
-from .configuration import Action, Configuration, as_heads
+from .configuration import Action, Configuration, gold_tree
 from .errors import ConfigurationMismatch
 from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
@@ -120,7 +120,7 @@ class TabularLoss:
     2014, §5.2 and Algorithm 1; module doc)."""
 
     def __init__(self, gold_heads: Sequence[int], budget: Any = None) -> None:
-        self.heads = as_heads(gold_heads)
+        self.heads = gold_tree(gold_heads)[0]
         self.n = len(self.heads) - 1
         self.children: list[list[int]] = [[] for _ in range(self.n + 1)]
         for d in range(1, self.n + 1):
@@ -745,9 +745,9 @@ class AttardiDegree2Oracle(CostVectors):
 
     def __init__(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                  budget: Any = None) -> None:
-        self.loss = TabularLoss(gold_heads, budget)
+        heads, self.labels = gold_tree(gold_heads, gold_labels)
+        self.loss = TabularLoss(heads, budget)
         self.gold = self.loss.heads
-        self.labels = None if gold_labels is None else list(gold_labels)
         words = range(self.loss.n + 1)
         self._names = {kind: [kind if self.labels is None else f"{kind}({self.labels[d]})" for d in words]
                        for kind in FIRST_ACTIONS}  # per arc action, per word it attaches: its key in the costs

@@ -72,6 +72,8 @@ from typing import Iterator, NamedTuple, Sequence, Union
 
 import numpy as np
 
+from .tree_check import check_range, cycle_in
+
 __all__ = [
     "HeadsLike",
     "TreeMeasures",
@@ -116,49 +118,29 @@ def _as_list(heads: HeadsLike) -> list[int]:
 def _reachable_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
     """Children lists and the breadth-first order of the nodes reachable from 0.
 
-    This is the project's one test of tree-ness: a head list is a tree
-    exactly when every node is reachable from 0 (a node that is not lies on a
-    cycle or leads into one). :func:`find_cycle` and every tree function
-    below build on it; other modules call those.
+    A head list is a tree exactly when every node is reachable from 0 (a
+    node that is not lies on a cycle or leads into one), so the tree
+    functions below, which need the order anyway, test tree-ness by its
+    length and name the cycle with ``treetool.tree_check.cycle_in``, the
+    project's one cycle check (numpy-free, for the oracles too).
     """
+    check_range(h)
     n1 = len(h)
     children: list[list[int]] = [[] for _ in range(n1)]
     for d in range(1, n1):
-        p = h[d]
-        if not 0 <= p < n1:
-            raise ValueError(f"head {p} of word {d} out of range 0..{n1 - 1}")
-        children[p].append(d)
+        children[h[d]].append(d)
     order = [0]
     for u in order:  # the list grows while we iterate: breadth-first search
         order.extend(children[u])
     return children, order
 
 
-def _cycle_outside(h: list[int], order: list[int]) -> list[int]:
-    """The cycle reached by walking up from the lowest word missing from ``order``.
-
-    Every word unreachable from 0 leads into a cycle; the walk records the
-    position of each word it visits, so the first word seen twice is where it
-    enters the cycle, and the cycle is the walk from there on.
-    """
-    reached = bytearray(len(h))
-    for u in order:
-        reached[u] = 1
-    position: dict[int, int] = {}
-    walk: list[int] = []
-    u = reached.index(0)
-    while u not in position:
-        position[u] = len(walk)
-        walk.append(u)
-        u = h[u]
-    return walk[position[u]:]
-
-
 def _children_order(h: list[int]) -> tuple[list[list[int]], list[int]]:
     """Children lists and a breadth-first order of the nodes from 0; ValueError if not a tree."""
     children, order = _reachable_order(h)
     if len(order) != len(h):
-        cycle = _cycle_outside(h, order)
+        cycle = cycle_in(h)
+        assert cycle is not None  # a word 0 does not reach lies on a cycle or leads into one
         raise ValueError(
             "heads do not form a tree: cycle " + " -> ".join(map(str, cycle)) + f" -> {cycle[0]}"
         )
@@ -321,15 +303,15 @@ def find_cycle(heads: HeadsLike) -> list[int] | None:
     result is the cycle that the lowest such word leads into, starting at the
     word where its walk up the heads enters the cycle: ``heads[c[i]] ==
     c[i + 1]`` and ``heads[c[-1]] == c[0]`` (a self-loop gives ``[w]``).
-    This is the project's single cycle check (readers, pseudo-projectivization
-    and the optimal DP all use it or :func:`breadth_first_order`); the CoNLL
-    reader's vectorised batch check is tested against it.
+    This is the project's single cycle check, ``treetool.tree_check.cycle_in``
+    on any head list (readers, pseudo-projectivization and the optimal DP all
+    use it or :func:`breadth_first_order`; the oracles check gold trees with
+    ``tree_check.check_tree``); the CoNLL reader's vectorised batch check is
+    tested against it.
     """
     h = _as_list(heads)
-    _, order = _reachable_order(h)
-    if len(order) == len(h):
-        return None
-    return _cycle_outside(h, order)
+    check_range(h)
+    return cycle_in(h)
 
 
 def breadth_first_order(heads: HeadsLike) -> list[int]:

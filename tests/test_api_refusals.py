@@ -1,0 +1,94 @@
+"""Input a training loop can get wrong is refused at the entry, with a message naming the fault.
+
+Each case was silently accepted (or failed with a bare IndexError/TypeError deep inside) before: a gold head list
+that is not a tree, a bare string as the label inventory, k < 1 for the k-th child, an action file spelling
+missing from the given vocabulary, a negative sentence length, an nltk tree given to a constituency oracle.
+The expected messages are written here from the inputs, not read off the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from treetool.oracles import get_system
+from treetool.tree_check import check_tree
+
+SYSTEMS = [
+    ("arc-standard", {}),
+    ("arc-eager", {}),
+    ("arc-eager", {"root": "first"}),
+    ("arc-hybrid", {}),
+    ("nm-arc-eager", {}),
+    ("nm-arc-eager", {"variant": "D", "root": "first"}),
+    ("attardi", {}),
+    ("attardi", {"degree": 3}),
+    ("swap", {}),
+]
+SYSTEM_IDS = [name + "".join(f"-{v}" for v in options.values()) for name, options in SYSTEMS]
+
+LABELS4 = ["", "a", "b", "c"]
+# (id, heads, labels, what the message must say): each fault written out from the input
+INVALID_TREES = [
+    ("cycle", [-1, 2, 1, 2], LABELS4, r"cycle:? 1 -> 2 -> 1"),
+    ("self-loop", [-1, 0, 2, 2], LABELS4, r"cycle:? 2 -> 2"),
+    ("cycle-below-a-word", [-1, 0, 3, 2], LABELS4, r"cycle:? 2 -> 3 -> 2"),
+    ("root-has-a-head", [0, 2, 0, 2], LABELS4, r"heads\[0\] must be -1"),
+    ("head-too-large", [-1, 2, 7, 2], LABELS4, r"word 2's head 7 is out of range 0\.\.3"),
+    ("head-negative", [-1, 2, 0, -3], LABELS4, r"word 3's head -3 is out of range 0\.\.3"),
+    ("word-without-head", [-1, 2, -1, 2], LABELS4, r"word 2's head -1 is out of range 0\.\.3"),
+    ("too-few-labels", [-1, 2, 0, 2], ["", "a", "b"], r"3 labels for 4 heads"),
+    ("too-many-labels", [-1, 2, 0, 2], ["", "a", "b", "c", "d"], r"5 labels for 4 heads"),
+]
+
+
+def _entry_points(system):
+    """Every public way of building an oracle (or asking derivability) for one gold tree."""
+    return {
+        "dynamic_oracle": lambda heads, labels: system.dynamic_oracle(heads, labels),
+        "static_oracle": lambda heads, labels: system.static_oracle(heads, labels),
+        "exact_oracle": lambda heads, labels: system.exact_oracle(heads, labels),
+        "can_derive": lambda heads, labels: system.can_derive(heads),
+    }
+
+
+@pytest.mark.parametrize("spec", SYSTEMS, ids=SYSTEM_IDS)
+@pytest.mark.parametrize("case", INVALID_TREES, ids=[c[0] for c in INVALID_TREES])
+def test_every_oracle_refuses_a_gold_tree_that_is_not_one(spec, case):
+    name, options = spec
+    kind, heads, labels, message = case
+    system = get_system(name, **options)
+    for entry, build in _entry_points(system).items():
+        if entry == "can_derive" and "labels" in kind:
+            continue  # it takes no labels
+        if name == "arc-standard" and entry == "dynamic_oracle" and "labels" in kind:
+            continue  # Nederhof's oracle (oracles/nederhof.py) checks its heads only; its owner is told
+        with pytest.raises(ValueError, match=message):
+            build(heads, labels)
+
+
+@pytest.mark.parametrize("spec", SYSTEMS, ids=SYSTEM_IDS)
+def test_string_heads_are_a_type_error(spec):
+    system = get_system(spec[0], **spec[1])
+    for entry, build in _entry_points(system).items():
+        if spec[0] == "arc-standard" and entry == "dynamic_oracle":
+            continue  # Nederhof's oracle, as above
+        with pytest.raises(TypeError, match="heads must be integers"):
+            build([-1, "2", "0", "2"], LABELS4)
+
+
+def test_a_refused_gold_tree_is_an_oracle_error():
+    from treetool.oracles import OracleError
+    from treetool.oracles.errors import InvalidGoldTree
+
+    with pytest.raises(InvalidGoldTree) as caught:
+        get_system("arc-eager").dynamic_oracle([-1, 2, 1, 2], ["", "nsubj", "root", "obj"])
+    assert isinstance(caught.value, OracleError) and isinstance(caught.value, ValueError)
+
+
+def test_check_tree_accepts_trees_and_names_the_first_fault():
+    for heads in ([-1], [-1, 0], [-1, 2, 0, 2], [-1, 0, 1, 2, 3, 3], [-1, 3, 3, 0, 3]):
+        check_tree(heads)  # no error
+    with pytest.raises(ValueError, match="heads\\[0\\] must be -1"):
+        check_tree([])
+    with pytest.raises(TypeError, match="heads must be integers, not 1.0"):
+        check_tree([-1, 0, 1.0])  # in range, but not an index
