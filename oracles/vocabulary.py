@@ -129,6 +129,9 @@ class ActionVocabulary:
         kinds = system.action_kinds
         if kinds is None:
             raise ValueError(f"{system.name} declares no action_kinds, so it has no action vocabulary")
+        if isinstance(labels, str):  # a str is an iterable of labels too: "nsubj" would give n, s, u, b, j
+            raise TypeError(f"labels must be a list of labels (e.g. treetool.labels(treebank)), not the string "
+                            f"{labels!r}")
         self.system = system
         self.kinds = kinds
         self.labels = None if labels is None else tuple(labels)

@@ -92,3 +92,11 @@ def test_check_tree_accepts_trees_and_names_the_first_fault():
         check_tree([])
     with pytest.raises(TypeError, match="heads must be integers, not 1.0"):
         check_tree([-1, 0, 1.0])  # in range, but not an index
+
+
+@pytest.mark.parametrize("name", ["arc-standard", "arc-eager", "attardi", "swap"])
+def test_a_bare_string_is_not_a_label_inventory(name):
+    system = get_system(name)
+    with pytest.raises(TypeError, match="labels must be a list of labels .*treetool.labels.*'nsubj'"):
+        system.actions("nsubj")
+    assert "LA(nsubj)" in system.actions(["nsubj"]).actions  # a list of one label is fine
