@@ -50,14 +50,23 @@ class Children:
 
     # ------------------------------------------------------------ queries
     def leftmost(self, config: Configuration, word: int, k: int = 1) -> int:
-        """The k-th (k >= 1) leftmost child of ``word`` among those before it (lc_k), :data:`NONE` if it has fewer."""
+        """The k-th (k >= 1) leftmost child of ``word`` among those before it (lc_k), :data:`NONE` if it has fewer.
+
+        ``k < 1`` is a ``ValueError``: ``k`` counts from 1, and a 0 would
+        otherwise index from the other end (the check costs one comparison).
+        """
         left = self._lists(config)[0][word]
-        return left[k - 1] if len(left) >= k else NONE
+        if len(left) >= k >= 1:
+            return left[k - 1]
+        return _none_for(k)
 
     def rightmost(self, config: Configuration, word: int, k: int = 1) -> int:
-        """The k-th (k >= 1) rightmost child of ``word`` among those after it (rc_k), :data:`NONE` if it has fewer."""
+        """The k-th (k >= 1) rightmost child of ``word`` among those after it (rc_k), :data:`NONE` if it has fewer
+        (``k < 1``: ``ValueError``, as :meth:`leftmost`)."""
         right = self._lists(config)[1][word]
-        return right[-k] if len(right) >= k else NONE
+        if len(right) >= k >= 1:
+            return right[-k]
+        return _none_for(k)
 
     def left_count(self, config: Configuration, word: int) -> int:
         """How many children ``word`` has before it."""
@@ -119,3 +128,10 @@ class Children:
     def _attach(self, word: int, head: int) -> None:
         if head >= 0:
             insort((self._left if word < head else self._right)[head], word)
+
+
+def _none_for(k: int) -> int:
+    """:data:`NONE` for a word with fewer than ``k`` children on that side; ``ValueError`` when ``k < 1``."""
+    if k < 1:
+        raise ValueError(f"k counts the children from 1 (the first is k=1), not {k!r}")
+    return NONE

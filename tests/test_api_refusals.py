@@ -100,3 +100,18 @@ def test_a_bare_string_is_not_a_label_inventory(name):
     with pytest.raises(TypeError, match="labels must be a list of labels .*treetool.labels.*'nsubj'"):
         system.actions("nsubj")
     assert "LA(nsubj)" in system.actions(["nsubj"]).actions  # a list of one label is fine
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_the_kth_child_counts_from_one(k):
+    from treetool.oracles import Children
+
+    system = get_system("arc-standard")
+    config = system.run(["SH", "SH", "SH", "LA", "LA", "SH", "RA"], 4)  # 3 -> 1, 3 -> 2, 3 -> 4
+    children = Children()
+    for query in (children.leftmost, children.rightmost):
+        for word in (3, 4):  # with children on that side (3 left), and without any (4)
+            with pytest.raises(ValueError, match=f"k counts the children from 1 .*not {k}"):
+                query(config, word, k)
+    assert [children.leftmost(config, 3, k) for k in (1, 2, 3)] == [1, 2, -1]
+    assert [children.rightmost(config, 3, k) for k in (1, 2)] == [4, -1]
