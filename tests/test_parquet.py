@@ -520,3 +520,15 @@ def test_a_shard_is_recorded_in_the_metadata(tmp_path, command):
     result = run(*command, source, "--shard", "1/2", "--format", "parquet", "-o", out)
     assert result.returncode == 0, result.stderr
     assert json.loads(pq.ParquetFile(out).metadata.metadata[b"treetool"])["options"]["shard"] == "1/2"
+
+
+@pytest.mark.parametrize("name, vocabulary",
+                         [("steps.jsonl", False), ("steps.parquet", False), ("steps.parquet", True)],
+                         ids=["jsonl", "parquet", "parquet-vocabulary"])
+def test_an_action_missing_from_the_given_vocabulary_is_named(tmp_path, name, vocabulary):
+    """``actions=`` without the labelled spellings of a labelled file: the same ValueError for every format (the
+    JSON lines and the ``--vocabulary`` cost columns raised a bare KeyError)."""
+    records, _ = annotate_both(tmp_path, "--system", "arc-hybrid", "--labeled", vocabulary=vocabulary)
+    (tmp_path / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(ValueError, match=r"^the action '(LA|RA)\(\w+\)' is not in the action vocabulary$"):
+        list(steps.read(str(tmp_path / name), actions=("SH", "LA", "RA")))

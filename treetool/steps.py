@@ -137,7 +137,7 @@ def _parquet_group(table: Any, vocabulary: tuple[str, ...], ids: dict[str, int])
     else:
         for name in table.column_names:
             if name.startswith("cost:"):
-                costs[:, ids[name[len("cost:"):]]] = table.column(name).to_numpy()
+                costs[:, _id(ids, name[len("cost:"):])] = table.column(name).to_numpy()
     optimal = np.zeros((rows, len(vocabulary)), dtype=bool)
     optimal[_spelled_lists(table.column("optimal"), ids)] = True
     return StepBatch(vocabulary, table.column("step").to_numpy(), *ragged["stack"], *ragged["buffer"],
@@ -147,10 +147,19 @@ def _parquet_group(table: Any, vocabulary: tuple[str, ...], ids: dict[str, int])
 def _global_ids(dictionary: Any, ids: dict[str, int]) -> np.ndarray:
     """Per entry of a chunk's dictionary, its id in the vocabulary ``ids``."""
     spellings = dictionary.to_pylist()
-    missing = [s for s in spellings if s not in ids]
-    if missing:
-        raise ValueError(f"the action {missing[0]!r} is not in the action vocabulary")
-    return np.array([ids[s] for s in spellings], dtype=np.int32)
+    return np.array([_id(ids, s) for s in spellings], dtype=np.int32)
+
+
+def _id(ids: dict[str, int], spelling: str) -> int:
+    """The id of ``spelling``; a ValueError naming it when the vocabulary (``read``'s ``actions``) lacks it."""
+    try:
+        return ids[spelling]
+    except KeyError:
+        raise _not_in_vocabulary(spelling) from None
+
+
+def _not_in_vocabulary(spelling: str) -> ValueError:
+    return ValueError(f"the action {spelling!r} is not in the action vocabulary")
 
 
 def _spelled(column: Any, ids: dict[str, int]) -> np.ndarray:
@@ -223,14 +232,17 @@ def _jsonl_group(records: list[dict[str, Any]], vocabulary: tuple[str, ...], ids
     ragged = [_offsets_values([r[name] for r in records]) for name in _RAGGED]
     costs = np.full((rows, len(vocabulary)), -1, dtype=np.int32)
     optimal = np.zeros((rows, len(vocabulary)), dtype=bool)
-    for row, record in enumerate(records):
-        for spelling, cost in record["costs"].items():
-            costs[row, ids[spelling]] = cost
-        for spelling in record["optimal"]:
-            optimal[row, ids[spelling]] = True
+    try:  # one try per group, not a test per spelling: a KeyError is a spelling missing from ``actions``
+        for row, record in enumerate(records):
+            for spelling, cost in record["costs"].items():
+                costs[row, ids[spelling]] = cost
+            for spelling in record["optimal"]:
+                optimal[row, ids[spelling]] = True
+        taken = np.array([ids[r["action"]] for r in records], dtype=np.int32)
+    except KeyError as err:
+        raise _not_in_vocabulary(err.args[0]) from None
     return StepBatch(vocabulary, np.array([r["step"] for r in records], dtype=np.int32),
-                     *ragged[0], *ragged[1], *ragged[2], costs >= 0, costs, optimal,
-                     np.array([ids[r["action"]] for r in records], dtype=np.int32))
+                     *ragged[0], *ragged[1], *ragged[2], costs >= 0, costs, optimal, taken)
 
 
 def _offsets_values(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
