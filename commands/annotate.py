@@ -51,10 +51,9 @@ StepFormat = choices("StepFormat", (*DEPENDENCY_FORMATS, "parquet"))
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
-#: The longest sentence the exact search takes by default: a longer one is skipped at once, where searching it
-#: would only reach the default --max-states (swap: 61,650 configurations for 7 words, about 550,000 for 8).
+#: The longest sentence the constituency systems' exact search takes by default (a dependency system declares
+#: its own: ``exact_max_length``, swap's 7).
 DEFAULT_MAX_LENGTH = 10
-EXACT_MAX_LENGTH = {"swap": 7}
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
@@ -95,7 +94,7 @@ def annotate_command(
     oracle: Annotated[Optional[OracleKind], typer.Option("--oracle", help="dynamic: the system's published dynamic oracle; exact: exhaustive search (sentences of up to --max-length words) [default: dynamic where published, else exact].", show_default=False)] = None,
     algorithm: Annotated[Optional[Algorithm], typer.Option("--algorithm", help="arc-standard: Nederhof's cubic (any tree), quadratic or linear (projective gold trees; a non-projective sentence is an error, see --on-error) algorithm; auto: linear where the gold tree is projective, else cubic [default: auto].", show_default=False)] = None,
     strategy: Annotated[Optional[Strategy], typer.Option("--strategy", help="arc-standard: count only computations where, from each configuration on, the top and the buffer words take left children before right ones (left-before-right), also no new left children for the other stack words (strict), or right before left [default: none].", show_default=False)] = None,
-    max_length: Annotated[Optional[int], typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail) [default: 7 for swap, whose search of an 8-word sentence passes the default --max-states; else 10].", show_default=False)] = None,
+    max_length: Annotated[Optional[int], typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail) [default: the system's exact_max_length: 7 for swap, whose search of an 8-word sentence passes the default --max-states; else 10].", show_default=False)] = None,
     max_states: Annotated[int, typer.Option("--max-states", min=1, metavar="N", help="Exact search: the most configurations it expands for one sentence (its time and memory, the same on every machine); a sentence that needs more is skipped and counted (an error with --on-timeout fail).")] = DEFAULT_MAX_STATES,
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
@@ -159,9 +158,8 @@ def annotate_command(
     if shard is not None and predicted is not None:
         raise InapplicableOption("--shard cannot pair --predicted's sentences with one shard of the gold file: "
                                  "shard both files alike with filter --ids, or run without --shard")
-    if max_length is None:
-        max_length = EXACT_MAX_LENGTH.get(system, DEFAULT_MAX_LENGTH)
     if system in CONSTITUENCY_SYSTEMS:
+        max_length = DEFAULT_MAX_LENGTH if max_length is None else max_length
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, limits, output_format.value, output, from_format, on_error,
@@ -170,6 +168,7 @@ def annotate_command(
         raise InapplicableOption(f"{'--loss' if loss is not None else '--labels'} needs a constituency system "
                                  "(--system top-down or in-order)")
     chosen = system_from_options(ctx)
+    max_length = chosen.exact_max_length if max_length is None else max_length
     for path, fmt in input_formats(files, from_format):
         if fmt == "ptb":
             raise TreebankError(f"{system} is a dependency system and needs a CoNLL-U or CoNLL-X treebank; "

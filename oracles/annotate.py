@@ -43,7 +43,7 @@ from treetool.budget import UNLIMITED, Budget
 
 from .configuration import Action, Configuration, DynamicOracle, as_heads
 from .errors import IncompleteDerivation
-from .system import TransitionSystem
+from .system import SYSTEM_MAX_LENGTH, TransitionSystem
 
 __all__ = [
     "ORACLE_KINDS",
@@ -98,7 +98,7 @@ def make_oracle(
     gold_labels: Sequence[str] | None = None,
     *,
     kind: str = "dynamic",
-    max_length: int | None = 10,
+    max_length: int | None = SYSTEM_MAX_LENGTH,
     max_seconds: float | None = None,
     max_states: int | None = None,
     **options: Any,
@@ -108,7 +108,8 @@ def make_oracle(
     ``dynamic`` is the exact search too for a system whose ``oracle_spec``
     declares no published oracle. One budget serves the sentence: for the
     search, a sentence longer than ``max_length`` words raises
-    ``OracleUnavailable`` (``None``: no limit), ``max_states`` bounds the
+    ``OracleUnavailable`` (default: the system's ``exact_max_length``;
+    ``None``: no limit), ``max_states`` bounds the
     configurations it expands for the whole sentence (its memory and, unlike
     a clock, the same on every machine) and ``max_seconds`` its time; a
     published oracle is bounded by ``max_seconds`` where its spec says it
@@ -239,7 +240,7 @@ def annotate_sentence(
     policy: Any = Static(),
     position: int = 1,
     oracle: str = "dynamic",
-    max_length: int | None = 10,
+    max_length: int | None = SYSTEM_MAX_LENGTH,
     max_seconds: float | None = None,
     max_states: int | None = None,
     oracle_options: dict[str, Any] | None = None,

@@ -92,7 +92,7 @@ class _Wrapped(TransitionSystem):
     """Adapter giving a duck-typed user class the helpers of :class:`TransitionSystem`.
 
     The declarations it makes (``name``, ``monotonic``, ``detached_words_final``,
-    ``oracle_spec``) are kept; its ``static_oracle`` and ``dynamic_oracle`` are
+    ``oracle_spec``, ``action_kinds``, ``exact_max_length``) are kept; its ``static_oracle`` and ``dynamic_oracle`` are
     used when its spec declares them, the searches otherwise.
     """
 
@@ -103,6 +103,7 @@ class _Wrapped(TransitionSystem):
         self.detached_words_final = bool(getattr(inner, "detached_words_final", False))
         self.oracle_spec = getattr(inner, "oracle_spec", SEARCH_ONLY)
         self.action_kinds = getattr(inner, "action_kinds", None)
+        self.exact_max_length = getattr(inner, "exact_max_length", TransitionSystem.exact_max_length)
 
     def static_oracle(
         self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *, budget: Budget | None = None

@@ -33,7 +33,10 @@ from .search import ExactOracle, derivable, search_oracle
 from .spec import SEARCH_ONLY, OracleSpec
 from .vocabulary import ActionKinds, ActionVocabulary
 
-__all__ = ["TransitionSystem"]
+__all__ = ["SYSTEM_MAX_LENGTH", "TransitionSystem"]
+
+SYSTEM_MAX_LENGTH = -1
+"""The default of ``max_length`` (exact search): the system's declared ``exact_max_length`` (``None``: no limit)."""
 
 
 # --------------------------------------------------------------------------
@@ -62,6 +65,9 @@ class TransitionSystem(BaseSystem[Configuration]):
     oracle_spec: OracleSpec = SEARCH_ONLY
     action_kinds: ActionKinds | None = None
     """The transitions, for :meth:`actions` (``treetool.oracles.vocabulary``); ``None``: no vocabulary."""
+    exact_max_length: int = 10
+    """The longest sentence the exact search takes by default (:meth:`exact_oracle`, ``annotate --max-length``):
+    a longer one is refused at once, where searching it would take too long to be worth it (swap: 7)."""
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:
@@ -118,12 +124,13 @@ class TransitionSystem(BaseSystem[Configuration]):
         gold_labels: Sequence[str] | None = None,
         *,
         budget: Budget | None = None,
-        max_length: int | None = 10,
+        max_length: int | None = SYSTEM_MAX_LENGTH,
     ) -> DynamicOracle:
         """The system's dynamic oracle for one gold tree (reuse it for every configuration of the sentence).
 
         Default: :meth:`exact_oracle`, the exhaustive search, which refuses
-        sentences longer than ``max_length`` (``None``: no limit) with
+        sentences longer than ``max_length`` (default: the system's
+        ``exact_max_length``; ``None``: no limit) with
         :class:`OracleUnavailable`. A system with a published oracle
         overrides this with the same ``gold_heads, gold_labels, *, budget``
         and the options its ``oracle_spec`` lists.
@@ -136,14 +143,20 @@ class TransitionSystem(BaseSystem[Configuration]):
         gold_labels: Sequence[str] | None = None,
         *,
         budget: Budget | None = None,
-        max_length: int | None = 10,
+        max_length: int | None = SYSTEM_MAX_LENGTH,
     ) -> ExactOracle:
         """The exact oracle (exhaustive search, ``treetool.oracles.search.ExactOracle``) for any system.
 
-        Its cost grows exponentially with the sentence, hence ``max_length``;
-        ``budget`` (``treetool.budget.Budget``) bounds the searches of the whole
+        Its cost grows exponentially with the sentence, hence ``max_length``:
+        by default the system's ``exact_max_length`` (10; swap 7, whose
+        search of one 8-word sentence took 14 s for the first configuration
+        and a walk over 8-10-word sentences 4 GB), the same as ``annotate``'s
+        ``--max-length``; ``None``: no limit. ``budget``
+        (``treetool.budget.Budget``) bounds the searches of the whole
         sentence, raising ``treetool.budget.SentenceTimeout`` when it runs out.
         """
+        if max_length == SYSTEM_MAX_LENGTH:
+            max_length = self.exact_max_length
         n = len(gold_heads) - 1
         if max_length is not None and n > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {n}")

@@ -115,3 +115,27 @@ def test_the_kth_child_counts_from_one(k):
                 query(config, word, k)
     assert [children.leftmost(config, 3, k) for k in (1, 2, 3)] == [1, 2, -1]
     assert [children.rightmost(config, 3, k) for k in (1, 2)] == [4, -1]
+
+
+def _chain(n):
+    """The tree 0 -> 1 -> 2 -> ... -> n (labels "x")."""
+    return [-1, *range(n)], ["", *["x"] * n]
+
+
+@pytest.mark.parametrize("spec, longest", [(("swap", {}), 7), (("swap", {"order": "lazy"}), 7),
+                                           (("attardi", {"degree": 3}), 10), (("attardi", {"degree": 1}), 10)])
+def test_the_exact_search_refuses_what_annotate_refuses_by_default(spec, longest):
+    """The library's default max_length is annotate's (7 for swap, 10 otherwise): one declared value per system."""
+    from treetool.oracles import OracleUnavailable
+    from treetool.oracles.annotate import annotate_sentence
+
+    system = get_system(spec[0], **spec[1])
+    assert system.exact_max_length == longest
+    heads, labels = _chain(longest + 1)
+    for build in (system.exact_oracle, system.dynamic_oracle, lambda h, l: list(annotate_sentence(system, h, l))):
+        if build == system.dynamic_oracle and system.oracle_spec.published is not None:
+            continue
+        with pytest.raises(OracleUnavailable, match=f"limited to {longest} words; this sentence has {longest + 1}"):
+            build(heads, labels)
+    system.exact_oracle(*_chain(longest))  # the longest it takes: built (no search yet)
+    system.exact_oracle(heads, labels, max_length=None)  # None lifts the limit
