@@ -13,7 +13,7 @@ from typing import Sequence
 
 from treetool.budget import Budget
 
-from .configuration import Action, Configuration, attach, gold_tree, parse_action
+from .configuration import Action, Configuration, attach, gold_tree, no_arcs, parse_action
 from .dynamic import ArcEagerOracle, NonMonotonicArcEagerOracle
 from .errors import IllegalAction
 from .layout import check_root
@@ -149,8 +149,9 @@ class ArcEager(TransitionSystem):
         self.root_last = root == "last"
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
+        heads, labels = no_arcs(n, labeled)
         stack, buffer = ((), tuple(range(1, n + 1)) + (0,)) if self.root_last else ((0,), tuple(range(1, n + 1)))
-        return Configuration(stack, buffer, (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+        return Configuration(stack, buffer, heads, labels)
 
     def legal(self, config: Configuration) -> list[Action]:
         return [kind for kind in ("SH", "LA", "RA", "RE") if self._is_legal(config, kind)]

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from treetool.budget import Budget
 
-from .configuration import Action, Configuration, attach, gold_tree, parse_action
+from .configuration import Action, Configuration, attach, gold_tree, no_arcs, parse_action
 from .dynamic import ArcHybridOracle
 from .errors import IllegalAction
 from .layout import check_root
@@ -93,8 +93,9 @@ class ArcHybrid(TransitionSystem):
         self.root_last = root == "last"
 
     def initial(self, n: int, labeled: bool = False) -> Configuration:
+        heads, labels = no_arcs(n, labeled)
         stack, buffer = ((), tuple(range(1, n + 1)) + (0,)) if self.root_last else ((0,), tuple(range(1, n + 1)))
-        return Configuration(stack, buffer, (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+        return Configuration(stack, buffer, heads, labels)
 
     def legal(self, config: Configuration) -> list[Action]:
         stack, buffer = config.stack, config.buffer

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from treetool.budget import Budget
 
 from .canonical import bottom_up_run, canonical_oracle
-from .configuration import Action, Configuration, DynamicOracle, attach, format_action, parse_action
+from .configuration import Action, Configuration, DynamicOracle, attach, format_action, no_arcs, parse_action
 from .errors import IllegalAction
 from .spec import OracleSpec
 from .system import TransitionSystem
@@ -48,7 +48,8 @@ class ShiftReduce:
 
     @staticmethod
     def initial(n: int, labeled: bool) -> Configuration:
-        return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), (None,) * (n + 1) if labeled else None)
+        heads, labels = no_arcs(n, labeled)
+        return Configuration((0,), tuple(range(1, n + 1)), heads, labels)
 
     def legal(self, config: Configuration) -> list[Action]:
         stack = config.stack

@@ -23,6 +23,7 @@ oracle offers.
 
 from __future__ import annotations
 
+import operator
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
@@ -44,6 +45,7 @@ __all__ = [
     "attach",
     "as_heads",
     "gold_tree",
+    "no_arcs",
 ]
 
 
@@ -137,6 +139,22 @@ def attach(
     if labels is not None:
         labels = labels[:dep] + (label,) + labels[dep + 1 :]
     return heads, labels
+
+
+def no_arcs(n: Any, labeled: bool) -> tuple[tuple[int, ...], tuple[None, ...] | None]:
+    """The heads and labels of an initial configuration of ``n`` words: none built yet (every system's ``initial``).
+
+    ``n`` must be a non-negative int (numpy's too): ``-1`` would give a
+    configuration without even the root and ``"3"`` a TypeError about str
+    concatenation, so ``initial`` calls this before anything else.
+    """
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"n, the number of words, must be a non-negative int, not {n!r}") from None
+    if n < 0:
+        raise ValueError(f"n, the number of words, must be a non-negative int, not {n}")
+    return (-1,) * (n + 1), (None,) * (n + 1) if labeled else None
 
 
 def as_heads(gold_heads: Any) -> list[int]:

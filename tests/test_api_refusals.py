@@ -139,3 +139,17 @@ def test_the_exact_search_refuses_what_annotate_refuses_by_default(spec, longest
             build(heads, labels)
     system.exact_oracle(*_chain(longest))  # the longest it takes: built (no search yet)
     system.exact_oracle(heads, labels, max_length=None)  # None lifts the limit
+
+
+@pytest.mark.parametrize("spec", SYSTEMS, ids=SYSTEM_IDS)
+def test_initial_takes_a_non_negative_int(spec):
+    import numpy as np
+
+    system = get_system(spec[0], **spec[1])
+    with pytest.raises(ValueError, match="n, the number of words, must be a non-negative int, not -1"):
+        system.initial(-1)
+    for bad in ("3", 2.0, None):
+        with pytest.raises(TypeError, match=f"n, the number of words, must be a non-negative int, not {bad!r}"):
+            system.initial(bad)
+    assert system.initial(np.int64(2), labeled=True).heads == (-1, -1, -1)  # numpy's ints are ints
+    assert system.initial(0).heads == (-1,)
