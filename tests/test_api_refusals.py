@@ -153,3 +153,20 @@ def test_initial_takes_a_non_negative_int(spec):
             system.initial(bad)
     assert system.initial(np.int64(2), labeled=True).heads == (-1, -1, -1)  # numpy's ints are ints
     assert system.initial(0).heads == (-1,)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("in-order", "SHIFT PJ(NP) SHIFT REDUCE PJ(S) SHIFT PJ(VP) REDUCE REDUCE TERM"),  # first child, PJ(X), the rest
+    ("top-down", "NT(S) NT(NP) SHIFT SHIFT REDUCE NT(VP) SHIFT REDUCE REDUCE"),  # NT(X), the children, REDUCE
+])
+def test_a_constituency_static_oracle_wants_the_node_tree(name, expected):
+    nltk = pytest.importorskip("nltk")
+    from treetool.oracles.constituency import from_nltk, get_constituency_system
+
+    system = get_constituency_system(name)
+    text = "(S (NP (DT The) (NN cat)) (VP (VBD sat)))"
+    tree = nltk.Tree.fromstring(text)
+    for raw, kind in ((tree, "Tree"), (text, "str")):
+        with pytest.raises(TypeError, match=f"must be a Node tree: convert a {kind} with .*from_nltk"):
+            system.static_oracle(raw)
+    assert system.static_oracle(from_nltk(tree)) == expected.split()  # the converted tree, derived by hand

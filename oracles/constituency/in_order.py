@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from .oracle_walk import OracleWalk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
-from .tree import Node
+from .tree import Node, require_node
 
 __all__ = ["InOrder", "KPARSER_MAX_UNARY"]
 
@@ -105,10 +105,11 @@ class InOrder(ConstituencySystem):
         ``REDUCE``; ``TERM`` at the end.
 
         ``None`` when Kparser's rules forbid the sequence (unary chains, see
-        the module docstring); checked by :meth:`kparser_allows`.
+        the module docstring); checked by :meth:`kparser_allows`. ``gold`` must be a :class:`Node`
+        (``from_nltk``), else ``TypeError``.
         """
         actions: list[str] = []
-        todo: list[Node | int | str] = [gold]
+        todo: list[Node | int | str] = [require_node(gold)]
         # Only Kparser's unary counter can refuse a Figure 5 sequence, and it reaches max_unary only along
         # max_unary nested one-child nodes: without such a chain the check is skipped (most trees).
         chained = self.max_unary < 1

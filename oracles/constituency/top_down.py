@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .oracle_walk import OracleWalk
 from .system import Built, Configuration, ConstituencySystem, Open, last_open, span_of
-from .tree import Node
+from .tree import Node, require_node
 
 __all__ = ["TopDown", "RNNG_MAX_OPEN_NTS"]
 
@@ -73,11 +73,12 @@ class TopDown(ConstituencySystem):
         ``REDUCE`` after them.
 
         ``None`` when a non-terminal would be opened with more than
-        ``max_open_nts`` already open (nesting deeper than RNNG allows).
+        ``max_open_nts`` already open (nesting deeper than RNNG allows). ``gold`` must be a :class:`Node`
+        (``from_nltk``), else ``TypeError``.
         """
         actions: list[str] = []
         # Iterative walk: (node, depth) entries, and "REDUCE" markers.
-        todo: list[tuple[Node, int] | str | int] = [(gold, 0)]
+        todo: list[tuple[Node, int] | str | int] = [(require_node(gold), 0)]
         while todo:
             entry = todo.pop()
             if type(entry) is tuple:

@@ -59,6 +59,20 @@ class Node(NamedTuple):
 _new_node = tuple.__new__
 
 
+def require_node(gold: Any) -> Node:
+    """``gold`` if it is a :class:`Node` tree; a ``TypeError`` saying to convert it otherwise.
+
+    An ``nltk.Tree`` (or a bracket string) is iterable like a node's
+    children, so an oracle walking it would return nonsense (in-order) or
+    fail on a missing attribute (top-down); the systems' public entries call
+    this once per tree.
+    """
+    if not isinstance(gold, Node):
+        raise TypeError(f"the gold tree must be a Node tree: convert a {type(gold).__name__} with "
+                        "treetool.oracles.constituency.from_nltk(tree) first")
+    return gold
+
+
 def is_preterminal(tree: Any) -> bool:
     """A bracket whose only child is a word (``(NN board)``)."""
     return len(tree) == 1 and isinstance(tree[0], str)
