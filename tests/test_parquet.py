@@ -269,7 +269,7 @@ def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_p
     dropped; a writer that said nothing is never taken for one that finished."""
     out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
     os.kill(out._writer.pid, signal.SIGKILL)
-    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [0, 2, 0, 2]))
+    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [-1, 2, 0, 2]))
     with pytest.raises(FileAccessError, match="writer process ended before finishing the file"):
         with out:
             for _ in range(10):
@@ -303,7 +303,7 @@ def test_an_interrupt_while_waiting_for_the_writer_drops_the_file_and_ends_the_w
     """^C or a signal's exception arriving while close waits for the writer (the last moment of every run): no
     file, not even the temporary one, and no writer left running."""
     out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
-    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [0, 2, 0, 2]))
+    record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [-1, 2, 0, 2]))
 
     waited = ParquetOutput._outcome
 
