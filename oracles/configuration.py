@@ -23,8 +23,9 @@ oracle offers.
 
 from __future__ import annotations
 
+import functools
 import re
-from functools import lru_cache
+from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 from .errors import IllegalAction
@@ -34,6 +35,7 @@ Action = str
 __all__ = [
     "Action",
     "Configuration",
+    "new_configuration",
     "DynamicOracle",
     "SearchableSystem",
     "parse_action",
@@ -60,6 +62,11 @@ class Configuration(NamedTuple):
     def n(self) -> int:
         """Number of words (the root 0 not counted)."""
         return len(self.heads) - 1
+
+
+new_configuration: Callable[[tuple[Any, ...]], Configuration] = functools.partial(tuple.__new__, Configuration)
+"""A :class:`Configuration` from its four fields in one tuple, unchecked, made in C: the named tuple's own
+``__new__`` is Python code, and a walk makes a configuration at every step."""
 
 
 class DynamicOracle(Protocol):
@@ -95,7 +102,7 @@ class DynamicOracle(Protocol):
 _SPELLING = re.compile(r"([A-Z]+)([0-9]*)(?:\((.+)\))?")
 
 
-@lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=8192)
 def parse_action(action: Action) -> tuple[str, int, str | None]:
     """Split a spelling into ``(kind, degree, label)``: ``"RA2(obj)" -> ("RA", 2, "obj")``.
 
