@@ -79,9 +79,10 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: ConstituencySystem | None = None, shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
-    """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
-    file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
+           system: ConstituencySystem | None = None,
+           shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
+    """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that
+    shard of the one file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
 
     With ``system``, a tree the reader's fast path reads comes as the system's
     :class:`OracleWalk` of it, already judged (:meth:`~ConstituencySystem.text_oracle`).
