@@ -27,7 +27,8 @@ from treetool.parallel import SentencePool, resolve_jobs
 from treetool.treebank import read_treebank
 
 from .common import (
-    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, on_timeout_rule, Output, Quiet,
+    on_timeout_rule,
+    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
     parquet_output, refuse_inapplicable, run_options, shard_input,
 )

@@ -39,7 +39,7 @@ from treetool.formats.run_files import FileClash, checked_run
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
-from treetool.treebank import output_format, treebank_format
+from treetool.treebank import display_name, output_format, treebank_format
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -701,9 +701,10 @@ def treebank_output_format(output: str, to: Any, inputs: Sequence[tuple[str, str
     fmt = output_format(output, to.value if to else None, inputs[0][1])
     for path, source in inputs:
         if (source == "ptb") != (fmt == "ptb"):
-            how = f"--to {fmt}" if to else f"-o {output}" if fmt != inputs[0][1] else f"the output ({fmt}, as {inputs[0][0]})"
+            how = (f"--to {fmt}" if to else f"-o {output}" if fmt != inputs[0][1]
+                   else f"the output ({fmt}, as {display_name(inputs[0][0])})")
             held = "constituency trees" if source == "ptb" else "dependency trees"
-            raise InapplicableOption(f"{how} cannot hold the {held} of {path}")
+            raise InapplicableOption(f"{how} cannot hold the {held} of {display_name(path)}")
     return fmt
 
 

@@ -20,7 +20,7 @@ from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, oracle_record_from_lines
 from treetool.shard import Shard
-from treetool.treebank import read_treebank, treebank_format
+from treetool.treebank import display_name, read_treebank, treebank_format
 
 from .common import InapplicableOption, OnlyWhen, error
 
@@ -79,9 +79,10 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: ConstituencySystem | None = None, shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
-    """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that shard of the one
-    file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
+           system: ConstituencySystem | None = None,
+           shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
+    """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that
+    shard of the one file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
 
     With ``system``, a tree the reader's fast path reads comes as the system's
     :class:`OracleWalk` of it, already judged (:meth:`~ConstituencySystem.text_oracle`).
@@ -158,7 +159,7 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
             text, tags, words, actions = (tree if type(tree) is OracleWalk else run.system.bracket_oracle(tree))[:4]
             reason = None
         except MissingTagError as err:  # bad input, as for stats and annotate: --on-error decides
-            on_error(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
+            on_error(TreebankError(str(err), filename=display_name(path), line=line, raw=tree_to_line(tree) + "\n"))
             continue
         except GoldTreeError as err:
             actions, reason = None, str(err)
@@ -171,8 +172,8 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
         tally["words"] += len(words)
         tally["derived" if actions is not None else "unparsable"] += 1
         if actions is None and on_unparsable == "fail":
-            raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=path, line=line,
-                                raw=text + "\n")
+            raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=display_name(path),
+                                line=line, raw=text + "\n")
         yield Tree(position, path, line, text, tags, words, actions, None if actions is not None else reason)
 
 

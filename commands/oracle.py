@@ -20,8 +20,9 @@ from treetool.report import JsonReportFile
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
+    on_timeout_rule,
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
-    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, on_timeout_rule, parquet_output, refuse_inapplicable,
+    ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
     run_options, shard_input,
 )
 from .out_of_reach import OutOfReach, out_of_reach_reason

@@ -43,8 +43,8 @@ class OutOfReach:
     def add(self, sentence: Sentence, reason: str, err: Exception) -> None:
         """Count ``sentence`` as skipped for ``reason``, or raise the run's error when asked to fail."""
         if self.fail:
-            said = str(err)  # named once: the search's own messages begin with "exact search"
-            raise TreebankError(said if said.startswith(self.what) else f"{self.what}: {said}",
+            said = str(err)  # the search named once: its own messages begin with "exact search"
+            raise TreebankError(said if said.startswith((self.what, "exact search")) else f"{self.what}: {said}",
                                 filename=sentence.filename, line=sentence.line,
                                 sent_id=sentence.sent_id) from None
         self.skipped.setdefault(reason, []).append(sentence.location())

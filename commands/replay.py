@@ -65,6 +65,7 @@ def replay_command(
     if system in CONSTITUENCY_SYSTEMS:
         refuse_inapplicable(ctx, [OnlyWhen(DEPENDENCY_ONLY, lambda v: False, f"acts on dependency trees only, "
                                            f"not with --system {system}")])
+        treebank_output_format(output, None, [(path, "ptb") for path in files])  # the trees it writes: PTB
         with error_policy(on_error, rejects) as policy:
             replay_constituency(system, list(files), output, policy, shard)
         return

@@ -11,8 +11,9 @@ from typing import Any, Sequence
 
 from treetool.budget import Budget
 
-from .canonical import bottom_up_run, canonical_oracle
-from .configuration import Action, Configuration, DynamicOracle, attach, format_action, no_arcs, parse_action
+from .canonical import canonical_oracle
+from .configuration import (Action, Configuration, DynamicOracle, attach, format_action, new_configuration, no_arcs,
+                            parse_action)
 from .errors import IllegalAction
 from .spec import OracleSpec
 from .system import TransitionSystem
@@ -62,27 +63,27 @@ class ShiftReduce:
 
     def apply(self, config: Configuration, action: Action, kind: str, k: int, label: str | None) -> Configuration:
         """The configuration after ``action``, parsed into ``kind``, degree ``k`` and ``label``."""
-        stack, buffer = config.stack, config.buffer
+        stack, buffer, heads, labels = config
         if kind == "SH" and k == 1 and label is None:
             if not buffer:
                 raise IllegalAction(action, "the buffer is empty")
-            return Configuration(stack + buffer[:1], buffer[1:], config.heads, config.labels)
+            return new_configuration((stack + buffer[:1], buffer[1:], heads, labels))
         if kind not in ("LA", "RA"):
             raise IllegalAction(action, f"{self.system_name} has no transition {action}")
         if k > self.degree:
             raise IllegalAction(action, f"degree {k} exceeds the system's degree {self.degree}")
         if len(stack) <= k:
             raise IllegalAction(action, f"needs {k + 1} items on the stack")
-        if label is not None and config.labels is None:
+        if label is not None and labels is None:
             raise IllegalAction(action, "a labelled transition needs a labelled configuration")
         s0, other = stack[-1], stack[-1 - k]
         if kind == "RA":
             heads, labels = attach(config, s0, other, label)
-            return Configuration(stack[:-1], buffer, heads, labels)
+            return new_configuration((stack[:-1], buffer, heads, labels))
         if other == 0:
             raise IllegalAction(action, "the root 0 cannot be a dependent")
         heads, labels = attach(config, other, s0, label)
-        return Configuration(stack[: -1 - k] + stack[-k:], buffer, heads, labels)
+        return new_configuration((stack[: -1 - k] + stack[-k:], buffer, heads, labels))
 
     @staticmethod
     def is_final(config: Configuration) -> bool:

@@ -23,9 +23,10 @@ oracle offers.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
-from functools import lru_cache
+from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 from treetool.tree_check import check_tree
@@ -37,6 +38,7 @@ Action = str
 __all__ = [
     "Action",
     "Configuration",
+    "new_configuration",
     "DynamicOracle",
     "SearchableSystem",
     "parse_action",
@@ -65,6 +67,11 @@ class Configuration(NamedTuple):
     def n(self) -> int:
         """Number of words (the root 0 not counted)."""
         return len(self.heads) - 1
+
+
+new_configuration: Callable[[tuple[Any, ...]], Configuration] = functools.partial(tuple.__new__, Configuration)
+"""A :class:`Configuration` from its four fields in one tuple, unchecked, made in C: the named tuple's own
+``__new__`` is Python code, and a walk makes a configuration at every step."""
 
 
 class DynamicOracle(Protocol):
@@ -100,7 +107,7 @@ class DynamicOracle(Protocol):
 _SPELLING = re.compile(r"([A-Z]+)([0-9]*)(?:\((.+)\))?")
 
 
-@lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=8192)
 def parse_action(action: Action) -> tuple[str, int, str | None]:
     """Split a spelling into ``(kind, degree, label)``: ``"RA2(obj)" -> ("RA", 2, "obj")``.
 

@@ -296,3 +296,12 @@ def test_stdin_needs_labels(tmp_path):
 def test_help_shows_a_constituency_example():
     result = run_cli("annotate", "--help")
     assert b"--system in-order" in result.stdout and b"--loss paper" in result.stdout
+
+
+def test_a_tree_beyond_max_length_fails_naming_the_search_once(tmp_path):
+    path = tmp_path / "t.mrg"
+    path.write_text("(S (NP (DT a) (NN b)) (VP (VB c) (NP (DT d) (NN e) (NN f))))\n")
+    failed = run_cli("annotate", path, "--system", "in-order", "--loss", "search", "--max-length", "5",
+                     "--on-timeout", "fail")
+    assert failed.returncode == 2
+    assert failed.stderr.decode().endswith("t.mrg:1: exact search is limited to 5 words; this sentence has 6\n")

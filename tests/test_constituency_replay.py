@@ -116,3 +116,14 @@ def test_dependency_options_are_refused(tmp_path):
     path.write_text(BLOCK + "NT(S)\nSHIFT\nSHIFT\nREDUCE\n\n")
     result = run_cli("replay", path, "--system", "in-order", "--degree", "2")
     assert result.returncode == 2 and "--degree" in result.stderr.decode()
+
+
+def test_an_output_named_for_conll_is_refused_and_kept(tmp_path):
+    """Replay writes PTB brackets: -o out.conllu is refused before it is opened, as for the dependency systems."""
+    oracle = tmp_path / "in.oracle"
+    oracle.write_text(run_cli("oracle", SAMPLE, "--system", "top-down").stdout.decode())
+    target = tmp_path / "out.conllu"
+    target.write_text("kept\n")
+    result = run_cli("replay", oracle, "--system", "top-down", "-o", target)
+    assert result.returncode == 2 and target.read_text() == "kept\n"
+    assert result.stderr.decode() == f"treetool: error: -o {target} cannot hold the constituency trees of {oracle}\n"

@@ -18,6 +18,7 @@ import random
 import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -469,7 +470,11 @@ def test_compressed_json_lines_read_as_the_plain_file(tmp_path, monkeypatch, com
         def rows(name):
             batches = steps.read(str(tmp_path / name), batch_size=10, shuffle=shuffle, seed=3, actions=actions)
             return [row for b in batches for row in batch_rows(b)]
-        assert rows("packed.jsonl") == rows("plain.jsonl")
+        with warnings.catch_warnings(record=True) as caught:  # every file it opened, closed
+            warnings.simplefilter("always", ResourceWarning)
+            assert rows("packed.jsonl") == rows("plain.jsonl")
+            gc.collect()
+        assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
         assert (rows("plain.jsonl") == expected) is not shuffle and len(rows("plain.jsonl")) == len(expected)
 
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .formats.files import decompressed
+from .formats.files import open_decompressed
 from .formats.parquet import METADATA_KEY, pyarrow_modules
 from .formats.step_columns import ROWS_PER_GROUP, gather
 
@@ -82,6 +82,7 @@ class StepBatch:
 def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int = 0,
          actions: Sequence[str] | None = None) -> Iterator[StepBatch]:
     """The steps of the Parquet or JSON-lines file ``path`` (compressed JSON lines too), ``batch_size`` at a time.
+    ``path`` is a regular file: it is read in two passes (a pipe or FIFO cannot be).
 
     A batch never spans two row groups, so a group's last batch may be
     shorter. ``shuffle`` (with ``seed``): row groups and the steps within
@@ -185,7 +186,7 @@ def _spelled_lists(column: Any, ids: dict[str, int]) -> tuple[np.ndarray, np.nda
 def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed: int) -> Iterator[StepBatch]:
     """Groups of :data:`ROWS_PER_GROUP` lines; a first pass finds where each starts (and the spellings met)."""
     starts, met = [], {}
-    with _open_text(path) as lines:
+    with open_decompressed(path) as lines:
         for number, line in enumerate(iter(lines.readline, b""), 1):
             if (number - 1) % ROWS_PER_GROUP == 0:
                 starts.append((lines.tell() - len(line), number))
@@ -198,7 +199,7 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
     ids = {a: i for i, a in enumerate(vocabulary)}
     if shuffle:
         random.Random(seed).shuffle(starts)
-    with _open_text(path) as lines:
+    with open_decompressed(path) as lines:
         for start, first in starts:
             lines.seek(start)
             group = itertools.islice(iter(lines.readline, b""), ROWS_PER_GROUP)
@@ -220,11 +221,6 @@ def _step_record(line: bytes, path: str, number: int) -> dict[str, Any]:
         raise ValueError(f"{path}:{number}: not a dependency step record of treetool annotate (one with "
                          f"{', '.join(sorted(_STEP_FIELDS))}; constituency steps are not read)")
     return record
-
-
-def _open_text(path: str) -> Any:
-    """``path`` opened for reading bytes by line, decompressed when its first bytes name a compression."""
-    return decompressed(open(path, "rb"))
 
 
 def _jsonl_group(records: list[dict[str, Any]], vocabulary: tuple[str, ...], ids: dict[str, int]) -> StepBatch:

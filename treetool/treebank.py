@@ -287,7 +287,8 @@ class TreebankWriter:
 
     def warnings(self) -> list[str]:
         return [
-            f"{count} {what if count > 1 else what[:-1]} dropped: {self.format} cannot hold {'them' if count > 1 else 'it'}"
+            f"{count} {what if count > 1 else what[:-1]} dropped: "
+            f"{self.format} cannot hold {'them' if count > 1 else 'it'}"
             for what, count in self.dropped.items()
             if count
         ]

@@ -163,7 +163,7 @@ def open_binary_input(path: str) -> IO[bytes]:
             raw = open(path, "rb")
         except OSError as err:
             raise FileAccessError(path, err, writing=False) from err
-    return decompressed(raw)
+    return _decompressed(raw)
 
 
 def set_aside(path: str, stream: IO[bytes]) -> None:
@@ -208,7 +208,15 @@ def compression_of(head: bytes) -> str | None:
     return None
 
 
-def decompressed(raw: IO[bytes]) -> IO[bytes]:
+def open_decompressed(path: str) -> IO[bytes]:
+    """The regular file ``path`` for reading bytes, through the decompressor its first bytes name: a stream that
+    owns its file (closing it closes the file) and can seek, as a reader making two passes needs."""
+    with open(path, "rb") as file:
+        ext = compression_of(file.read(6))
+    return open(path, "rb") if ext is None else _COMPRESSORS[ext](path, "rb")
+
+
+def _decompressed(raw: IO[bytes]) -> IO[bytes]:
     """``raw`` read through the decompressor its first bytes name, or buffered as it is."""
     buffered = _peekable(raw)
     ext = compression_of(buffered.peek(6)[:6])
