@@ -179,8 +179,8 @@ def gold_tree(gold_heads: Any, gold_labels: Any = None) -> tuple[list[int], list
     An oracle given a head list that is not a tree would answer for
     something that is not the gold tree (a cycle gets cost-0 paths) or fail
     mid-walk with a bare ``IndexError``, so every static and dynamic oracle
-    and exact search calls this once per sentence (O(n); about 2 us for 25
-    words: ``treetool.tree_check``). :class:`InvalidGoldTree` (a
+    and exact search calls this once per sentence (O(n); a few microseconds
+    for 25 words: ``treetool.tree_check``). :class:`InvalidGoldTree` (a
     ``ValueError``) names the fault: a head out of range, a cycle,
     ``heads[0] != -1``, or another number of labels than heads; a head that
     is not an integer raises ``TypeError``.

@@ -6,8 +6,9 @@ and the tree measures use :func:`check_range` and :func:`cycle_in`; the
 oracles check every gold tree with :func:`check_tree` before building
 anything (``treetool.oracles.configuration.gold_tree``). This module imports
 nothing, so that a command that never touches numpy can still check a tree,
-and it is fast enough to run once per sentence of a training loop (about
-2 us for 25 words: ``min``/``max`` and one walk that marks each word once).
+and it is fast enough to run once per sentence of a training loop (a few
+microseconds for 25 words: ``min``/``max`` and one walk that marks each
+word once).
 """
 
 from __future__ import annotations
