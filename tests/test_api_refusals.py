@@ -60,8 +60,6 @@ def test_every_oracle_refuses_a_gold_tree_that_is_not_one(spec, case):
     for entry, build in _entry_points(system).items():
         if entry == "can_derive" and "labels" in kind:
             continue  # it takes no labels
-        if name == "arc-standard" and entry == "dynamic_oracle" and "labels" in kind:
-            continue  # Nederhof's oracle (oracles/nederhof.py) checks its heads only; its owner is told
         with pytest.raises(ValueError, match=message):
             build(heads, labels)
 
@@ -69,9 +67,7 @@ def test_every_oracle_refuses_a_gold_tree_that_is_not_one(spec, case):
 @pytest.mark.parametrize("spec", SYSTEMS, ids=SYSTEM_IDS)
 def test_string_heads_are_a_type_error(spec):
     system = get_system(spec[0], **spec[1])
-    for entry, build in _entry_points(system).items():
-        if spec[0] == "arc-standard" and entry == "dynamic_oracle":
-            continue  # Nederhof's oracle, as above
+    for build in _entry_points(system).values():
         with pytest.raises(TypeError, match="heads must be integers"):
             build([-1, "2", "0", "2"], LABELS4)
 
