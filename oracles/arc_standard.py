@@ -7,7 +7,6 @@ from typing import Sequence
 from treetool.budget import UNLIMITED, Budget
 
 from .attardi import CANONICAL, Attardi
-from .configuration import gold_tree
 from .nederhof import NederhofOracle
 from .spec import OracleSpec
 
@@ -50,9 +49,8 @@ class ArcStandard(Attardi):
         cubic), ``cubic``, ``quadratic`` or ``linear`` (the last two refuse a
         non-projective tree with ``OracleUnavailable``); ``strategy``:
         ``none``, ``left-before-right``, ``strict`` or ``right-before-left``;
-        ``budget`` bounds the cubic algorithm. The gold tree is checked first, as by every oracle
+        ``budget`` bounds the cubic algorithm. The oracle checks the gold tree first, as every oracle does
         (``treetool.oracles.configuration.gold_tree``).
         """
-        heads, labels = gold_tree(gold_heads, gold_labels)
-        return NederhofOracle(heads, labels, algorithm=algorithm, strategy=strategy,
+        return NederhofOracle(gold_heads, gold_labels, algorithm=algorithm, strategy=strategy,
                               budget=UNLIMITED if budget is None else budget)

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Hashable, NamedTuple, Sequence
 
 from treetool.budget import UNLIMITED
 
-from .configuration import Action, Configuration, as_heads
+from .configuration import Action, Configuration, gold_tree
 from .errors import ConfigurationMismatch, OracleUnavailable
 from .layout import check_arrangement, check_configuration
 from .vocabulary import CostVectors
@@ -241,8 +241,7 @@ class NederhofOracle(CostVectors):
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
         from treetool.trees import is_projective  # not at the top: it imports numpy, which other commands skip
 
-        self.gold = as_heads(gold_heads)
-        self.labels = None if gold_labels is None else list(gold_labels)
+        self.gold, self.labels = gold_tree(gold_heads, gold_labels)  # InvalidGoldTree, as every oracle
         self.projective = is_projective(self.gold)
         if algorithm == "auto":
             algorithm = "linear" if self.projective else "cubic"

@@ -64,6 +64,16 @@ def test_every_oracle_refuses_a_gold_tree_that_is_not_one(spec, case):
             build(heads, labels)
 
 
+@pytest.mark.parametrize("case", INVALID_TREES, ids=[c[0] for c in INVALID_TREES])
+def test_an_oracle_class_built_directly_refuses_it_too(case):
+    """The check is the oracle's own, not its system's factory's: NederhofOracle is public."""
+    from treetool.oracles import NederhofOracle
+
+    _, heads, labels, message = case
+    with pytest.raises(ValueError, match=message):
+        NederhofOracle(heads, labels)
+
+
 @pytest.mark.parametrize("spec", SYSTEMS, ids=SYSTEM_IDS)
 def test_string_heads_are_a_type_error(spec):
     system = get_system(spec[0], **spec[1])
