@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from treetool.budget import SentenceTimeout
 from treetool.errors import TreebankError
+from treetool.oracles.errors import OracleUnavailable
 
 from .common import error
 
@@ -43,10 +44,9 @@ class OutOfReach:
     def add(self, sentence: Sentence, reason: str, err: Exception) -> None:
         """Count ``sentence`` as skipped for ``reason``, or raise the run's error when asked to fail."""
         if self.fail:
-            said = str(err)  # the search named once: its own messages begin with "exact search"
-            raise TreebankError(said if said.startswith((self.what, "exact search")) else f"{self.what}: {said}",
-                                filename=sentence.filename, line=sentence.line,
-                                sent_id=sentence.sent_id) from None
+            # a budget's message says what ran out, not whose work; a search's refusal names the search itself
+            said = str(err) if isinstance(err, OracleUnavailable) else f"{self.what}: {err}"
+            raise TreebankError(said, filename=sentence.filename, line=sentence.line, sent_id=sentence.sent_id) from None
         self.skipped.setdefault(reason, []).append(sentence.location())
 
     def report(self) -> None:
