@@ -27,10 +27,9 @@ from treetool.parallel import SentencePool, resolve_jobs
 from treetool.treebank import read_treebank
 
 from .common import (
-    on_timeout_rule,
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
-    parquet_output, refuse_inapplicable, run_options, shard_input,
+    parquet_output, refuse_inapplicable, run_options, shard_input, on_timeout_rule,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason

@@ -20,10 +20,9 @@ from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    on_timeout_rule,
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
     Rejects, ReportFormat, ReportFormatOpt, ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift,
-    refuse_inapplicable, shard_input,
+    refuse_inapplicable, shard_input, on_timeout_rule,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options

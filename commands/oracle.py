@@ -20,10 +20,9 @@ from treetool.report import JsonReportFile
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    on_timeout_rule,
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
     ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
-    run_options, shard_input,
+    run_options, shard_input, on_timeout_rule,
 )
 from .out_of_reach import OutOfReach, out_of_reach_reason
 from .constituency_oracle import CONSTITUENCY_FORMATS, RULES as CONSTITUENCY_RULES, Run, check_format, write_constituency_oracle

@@ -18,10 +18,10 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    on_timeout_rule,
     Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
+    on_timeout_rule,
 )
 from .progress import SentenceProgress
 

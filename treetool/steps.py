@@ -208,7 +208,7 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
 
 
 #: The fields of a dependency step record (``treetool annotate``'s JSON lines) that a batch reads.
-_STEP_FIELDS = frozenset({"step", "stack", "buffer", "heads", "costs", "optimal", "action"})
+_RECORD_FIELDS = frozenset({"step", "stack", "buffer", "heads", "costs", "optimal", "action"})
 
 
 def _step_record(line: bytes, path: str, number: int) -> dict[str, Any]:
@@ -217,9 +217,9 @@ def _step_record(line: bytes, path: str, number: int) -> dict[str, Any]:
         record = json.loads(line)
     except ValueError as err:
         raise ValueError(f"{path}:{number}: not a JSON line ({err})") from None
-    if not isinstance(record, dict) or not _STEP_FIELDS <= record.keys() or not isinstance(record["costs"], dict):
+    if not isinstance(record, dict) or not _RECORD_FIELDS <= record.keys() or not isinstance(record["costs"], dict):
         raise ValueError(f"{path}:{number}: not a dependency step record of treetool annotate (one with "
-                         f"{', '.join(sorted(_STEP_FIELDS))}; constituency steps are not read)")
+                         f"{', '.join(sorted(_RECORD_FIELDS))}; constituency steps are not read)")
     return record
 
 
