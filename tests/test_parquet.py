@@ -478,6 +478,18 @@ def test_compressed_json_lines_read_as_the_plain_file(tmp_path, monkeypatch, com
         assert (rows("plain.jsonl") == expected) is not shuffle and len(rows("plain.jsonl")) == len(expected)
 
 
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress], ids=["gzip", "bzip2", "xz"])
+def test_cut_off_compressed_json_lines_are_refused_naming_the_file(tmp_path, compress):
+    line = ('{"step": 1, "stack": [0], "buffer": [1], "heads": [-1, -1], "costs": {"SH": 0}, "optimal": ["SH"], '
+            '"action": "SH"}\n')
+    packed = compress(line.encode() * 2000)
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(packed[:len(packed) // 2])  # a cut-off copy: no end-of-stream marker
+    with pytest.raises(ValueError) as refused:
+        list(steps.read(str(path)))
+    assert str(refused.value).startswith(f"{path}: truncated compressed data")
+
+
 @pytest.mark.parametrize("text,said", [
     ('{"step": 1, "stack": [0], "buffer": [1], "heads": [-1, -1], "costs": {"SH": 0}, "optimal": ["SH"], '
      '"action": "SH"}\n{"sent_id": "1", "step": 1, "stack": [], "buffer": 0, "built": [], "costs": {"NT(S)": 0}, '

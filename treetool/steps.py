@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .formats.damage import decoding_errors
 from .formats.files import open_decompressed
 from .formats.parquet import METADATA_KEY, pyarrow_modules
 from .formats.step_columns import ROWS_PER_GROUP, gather
@@ -186,7 +187,7 @@ def _spelled_lists(column: Any, ids: dict[str, int]) -> tuple[np.ndarray, np.nda
 def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed: int) -> Iterator[StepBatch]:
     """Groups of :data:`ROWS_PER_GROUP` lines; a first pass finds where each starts (and the spellings met)."""
     starts, met = [], {}
-    with open_decompressed(path) as lines:
+    with open_decompressed(path) as lines, decoding_errors(lines, path):
         for number, line in enumerate(iter(lines.readline, b""), 1):
             if (number - 1) % ROWS_PER_GROUP == 0:
                 starts.append((lines.tell() - len(line), number))
@@ -199,7 +200,7 @@ def _jsonl_groups(path: str, actions: Sequence[str] | None, shuffle: bool, seed:
     ids = {a: i for i, a in enumerate(vocabulary)}
     if shuffle:
         random.Random(seed).shuffle(starts)
-    with open_decompressed(path) as lines:
+    with open_decompressed(path) as lines, decoding_errors(lines, path):
         for start, first in starts:
             lines.seek(start)
             group = itertools.islice(iter(lines.readline, b""), ROWS_PER_GROUP)

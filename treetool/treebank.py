@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import TreebankError
-from .formats.damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error
+from .formats.damage import decoding_errors
 from .formats.oracle_file import recorded_format
 from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
@@ -68,21 +68,10 @@ def _opened(path: str):
     """The decompressed binary input, closed after use (stdin excepted)."""
     binary = open_binary_input(path)
     try:
-        with _decoding_errors(path, binary):
+        with decoding_errors(binary, display_name(path)):
             yield binary
     finally:
         close_input(path, binary)
-
-
-@contextmanager
-def _decoding_errors(path: str, binary: IO[bytes]):
-    """Corrupt or truncated compressed data met inside the block becomes a TreebankError saying where."""
-    try:
-        yield
-    except DECOMPRESSION_ERRORS as err:
-        if not is_decompression_error(err):  # a real I/O error (it has an errno), not bz2's "Invalid data stream"
-            raise
-        raise decompression_error(binary, err, display_name(path)) from None
 
 
 def _utf8_lines(text: IO[str], filename: str, first_line: int = 1) -> Iterator[str]:
@@ -180,7 +169,7 @@ def treebank_format(path: str, fmt: str | None = None) -> str:
     """
     binary = open_binary_input(path)
     try:
-        with _decoding_errors(path, binary):
+        with decoding_errors(binary, display_name(path)):
             found = resolve_format(path, fmt, binary.peek(4096)[:4096])
     except BaseException:
         close_input(path, binary)

@@ -16,6 +16,8 @@ import bz2
 import gzip
 import lzma
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from ..errors import TreebankError
@@ -60,6 +62,17 @@ def decompression_error(stream: IO[bytes], err: BaseException, filename: str) ->
         return TreebankError(f"{what}{at} before its end-of-stream marker", filename=filename)
     at = f" at or before byte {where}" if where is not None else ""
     return TreebankError(f"corrupt compressed data{at} ({err})", filename=filename)
+
+
+@contextmanager
+def decoding_errors(binary: IO[bytes], filename: str) -> Iterator[None]:
+    """Corrupt or truncated compressed data met while reading ``binary`` becomes a TreebankError saying where."""
+    try:
+        yield
+    except DECOMPRESSION_ERRORS as err:
+        if not is_decompression_error(err):  # a real I/O error (it has an errno), not bz2's "Invalid data stream"
+            raise
+        raise decompression_error(binary, err, filename) from None
 
 
 def _compressed_position(stream: IO[bytes]) -> int | None:
