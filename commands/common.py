@@ -157,6 +157,10 @@ ToFormat = Annotated[
     Optional[TreebankFormat],
     typer.Option("--to", help="Output format [default: from the -o name, else the input's].", show_default=False),
 ]
+#: ``--from`` and ``--to`` of the commands that work on dependency trees only: their help lists no PTB.
+DependencyFormat = choices("DependencyFormat", tuple(f for f in FORMATS if f != "ptb"))
+DependencyFromFormat = Annotated[Optional[DependencyFormat], FromFormat.__metadata__[0]]
+DependencyToFormat = Annotated[Optional[DependencyFormat], ToFormat.__metadata__[0]]
 Output = Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="Output file; - is stdout. A regular file is replaced only when complete; devices and FIFOs are written in place.")]
 ReportFormatOpt = Annotated[ReportFormat, typer.Option("--format", help="Report format.")]
 OnErrorOpt = Annotated[

@@ -20,7 +20,7 @@ from treetool.report import render
 from treetool.treebank import read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
+    Files, DependencyFromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
     Rejects, ReportFormat, ReportFormatOpt, ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift,
     refuse_inapplicable, shard_input, on_timeout_rule,
 )
@@ -51,7 +51,7 @@ def coverage_command(
     max_seconds: MaxSeconds = None,
     on_timeout: OnTimeoutOpt = None,
     report_format: ReportFormatOpt = ReportFormat.table,
-    from_format: FromFormat = None,
+    from_format: DependencyFromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,

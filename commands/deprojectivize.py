@@ -8,7 +8,7 @@ from treetool.projectivization.driver import deprojectivize_sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, ToFormat, cli_command, dependency_inputs,
+    Files, DependencyFromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, DependencyToFormat, cli_command, dependency_inputs,
     error_policy, shard_input, treebank_output_format,
 )
 from .projectivize import Scheme, SchemeOpt
@@ -20,8 +20,8 @@ def deprojectivize_command(
     files: Files,
     output: Output = "-",
     scheme: SchemeOpt = Scheme.head,
-    from_format: FromFormat = None,
-    to: ToFormat = None,
+    from_format: DependencyFromFormat = None,
+    to: DependencyToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     shard: ShardOpt = None,

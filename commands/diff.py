@@ -13,7 +13,7 @@ from treetool.report import NOT_APPLICABLE
 from treetool.treebank import read_treebank
 
 from .common import (
-    EXIT_BAD_INPUT, WRITE_FAILED_STATUS, Align, FromFormat, ReadToTheEnd, align_option, choices, cli_command,
+    EXIT_BAD_INPUT, WRITE_FAILED_STATUS, Align, DependencyFromFormat, ReadToTheEnd, align_option, choices, cli_command,
     dependency_inputs,
 )
 
@@ -91,7 +91,7 @@ def diff_command(
     other: Annotated[str, typer.Argument(metavar="OTHER", help="The same sentences analysed otherwise (parser output, projectivize output).", show_default=False)],
     deprel_base: Annotated[bool, typer.Option("--deprel-base", help="Compare DEPREL without its subtype (nsubj:pass = nsubj), as the CoNLL 2018 evaluation script does for LAS.")] = False,
     diff_format: Annotated[DiffFormat, typer.Option("--format", help="text: for reading; json: every differing sentence and the total; tsv: one row per differing word.")] = DiffFormat.text,
-    from_format: FromFormat = None,
+    from_format: DependencyFromFormat = None,
     align: Annotated[Align, align_option("OTHER")] = Align.id,
 ) -> None:
     """Show the words whose HEAD or DEPREL differ between GOLD and OTHER, with UAS and LAS.

@@ -18,8 +18,8 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
-    ReportFormatOpt, ToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
+    Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    ReportFormatOpt, DependencyToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
     on_timeout_rule,
 )
@@ -88,8 +88,8 @@ def projectivize_command(
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
     report_format: ReportFormatOpt = ReportFormat.table,
     plot: Annotated[Optional[str], plot_option("the number of optimal projective trees against sentence length (geometric mean per length, one line per file; Nederhof 2019, Figure 8); needs --count")] = None,
-    from_format: FromFormat = None,
-    to: ToFormat = None,
+    from_format: DependencyFromFormat = None,
+    to: DependencyToFormat = None,
     on_error: OnErrorOpt = OnError.fail,
     rejects: Rejects = None,
     quiet: Quiet = False,

@@ -150,5 +150,17 @@ def test_an_output_format_that_cannot_hold_the_trees_is_refused_up_front(tmp_pat
     held = "constituency" if source == PTB else "dependency"
     refused(run_cli(command_name, source, "-o", target), f"-o {target} cannot hold the {held} trees of {source}")
     assert target.read_text() == "kept\n"
-    if source != PTB:
+    if command_name in ("projectivize", "deprojectivize"):  # dependency trees only: --to offers no ptb
+        result = run_cli(command_name, source, "--to", "ptb")
+        assert result.returncode == 2 and b"'ptb' is not one of 'conllu', 'conllx'" in result.stderr
+    elif source != PTB:
         refused(run_cli(command_name, source, "--to", "ptb"), f"--to ptb cannot hold the {held} trees of {source}")
+
+
+@pytest.mark.parametrize("command_name", ["projectivize", "deprojectivize", "diff", "coverage"])
+def test_dependency_only_commands_offer_no_ptb_format(command_name):
+    """Their --help lists the formats they read; PTB brackets are refused as any other unknown format."""
+    shown = run_cli(command_name, "--help").stdout.decode()
+    assert "--from <conllu|conllx>" in shown and "ptb" not in shown.split("--from", 1)[1].split("\n")[0]
+    result = run_cli(command_name, EN, EN, "--from", "ptb")
+    assert result.returncode == 2 and b"'ptb' is not one of 'conllu', 'conllx'" in result.stderr
