@@ -8,6 +8,7 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
+import codecs
 import io
 import itertools
 import re
@@ -49,7 +50,8 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
         return fmt
     guessed = format_from_name(path) if path != "-" else None
     if guessed is None:
-        guessed = recorded_format(head) or format_from_text(head.decode("utf-8", errors="replace"))
+        text = head.removeprefix(codecs.BOM_UTF8)  # an editor's byte order mark, not the first line's content
+        guessed = recorded_format(text) or format_from_text(text.decode("utf-8", errors="replace"))
     if guessed is None:
         raise TreebankError(
             "cannot tell the format from the name or the content; use --from conllu|conllx|ptb",
