@@ -34,6 +34,7 @@ REFUSED = [
     (["filter", EN, "--remove-wrapper"], "--remove-wrapper"),
     (["filter", PTB, "--ids", EN], "--ids"),
     (["filter", PTB, "--non-projective"], "--non-projective"),
+    (["view", PTB, "--max-lanes", "5"], "--max-lanes"),
     (["projectivize", EN, "--scheme", "head"], "--scheme"),
     (["projectivize", EN, "--covered-roots", "left"], "--covered-roots"),
     (["projectivize", EN, "--lift-order", "deepest"], "--lift-order"),
