@@ -1,4 +1,4 @@
-"""``treetool filter``: write the selected sentences unchanged (or converted)."""
+"""``treetool filter``: write the selected sentences (CoNLL unchanged, PTB one tree per line) or convert them."""
 
 from __future__ import annotations
 
@@ -47,10 +47,11 @@ def filter_command(
     rejects: Rejects = None,
     shard: ShardOpt = None,
 ) -> None:
-    """Write the selected sentences unchanged; with no option, every sentence.
+    """Write the selected sentences; with no option, every sentence.
 
-    A lossless copy that can also decompress, convert (CoNLL-U to CoNLL-X,
-    with a count of what CoNLL-X cannot hold) and clean PTB brackets.
+    CoNLL sentences are copied byte for byte; PTB trees are written one per
+    line, single-spaced.  It can also decompress, convert (CoNLL-U to
+    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB brackets.
 
     Examples:
 
