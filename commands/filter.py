@@ -11,7 +11,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ShardOpt, ToFormat, cli_command, error, error_policy,
-    input_formats, refuse_inapplicable, shard_input, treebank_output_format,
+    input_formats, refuse_inapplicable, shard_input, treebank_output_format, warn_dropped,
 )
 
 PTB_OPTIONS = ("drop_traces", "strip_functions", "remove_wrapper")
@@ -78,8 +78,7 @@ def filter_command(
             items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **(ptb_options if in_fmt == "ptb" else {}))
             for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
                 writer.write(item)
-    for warning in writer.warnings():
-        error(f"warning: {warning}")
+    warn_dropped(writer)
     if wanted is not None and len(seen) < len(wanted):
         missing = len(wanted) - len(seen)
         error(f"warning: {missing} of {len(wanted)} ids in {ids} matched no sentence")
