@@ -10,7 +10,7 @@ dropped silently.
 from __future__ import annotations
 
 from .errors import TreebankError
-from .formats.files import AtomicOutput
+from .formats.files import AtomicOutput, missing_separator
 
 ON_ERROR_MODES = ("fail", "skip")
 
@@ -25,6 +25,7 @@ class ErrorPolicy:
         self.skipped = 0
         self.first: TreebankError | None = None
         self._rejects = AtomicOutput(rejects, may_replace_input=False) if rejects else None
+        self._unended = b""  # what the last rejected sentence lacks before another (see missing_separator)
 
     def __call__(self, error: TreebankError) -> None:
         if self.mode == "fail":
@@ -33,8 +34,9 @@ class ErrorPolicy:
         if self.first is None:
             self.first = error
         if self._rejects is not None and error.raw is not None:
-            raw = error.raw
-            self._rejects.write(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogateescape"))
+            raw = error.raw if isinstance(error.raw, bytes) else error.raw.encode("utf-8", "surrogateescape")
+            self._rejects.write(self._unended + raw)
+            self._unended = missing_separator(raw)
 
     def close(self, ok: bool = True) -> None:
         """Finish the rejects file (renamed into place only when ``ok``)."""
