@@ -34,9 +34,11 @@ class ErrorPolicy:
         if self.first is None:
             self.first = error
         if self._rejects is not None and error.raw is not None:
-            raw = error.raw if isinstance(error.raw, bytes) else error.raw.encode("utf-8", "surrogateescape")
-            self._rejects.write(self._unended + raw)
-            self._unended = missing_separator(raw)
+            if isinstance(error.raw, bytes):  # a CoNLL sentence: it may lack the blank line before the next one
+                self._rejects.write(self._unended + error.raw)
+                self._unended = missing_separator(error.raw)
+            else:  # PTB lines or an oracle block: brackets and blocks need no blank line between them
+                self._rejects.write(error.raw.encode("utf-8", "surrogateescape"))
 
     def close(self, ok: bool = True) -> None:
         """Finish the rejects file (renamed into place only when ``ok``)."""
