@@ -281,8 +281,12 @@ class TreebankWriter:
         raise TreebankError("cannot write a dependency treebank as PTB brackets", filename=self.path)
 
     def _forbidden(self, sentence: Sentence) -> TreebankError | None:
-        """Why ``sentence`` cannot be written in the output format, or None."""
-        if self.format != "conllu" or sentence.format == "conllu":
+        """Why ``sentence`` cannot be written in the output format, or None.
+
+        A CoNLL-U sentence as read has one root (the reader checks); one whose tree a command changed
+        (replay, deprojectivize) may have several now.
+        """
+        if self.format != "conllu" or (sentence.format == "conllu" and not sentence.changed):
             return None
         roots = int((sentence.heads[1:] == 0).sum())
         if roots == 1:
