@@ -321,6 +321,13 @@ def error(message: str) -> None:
     sys.stderr.write(message.rstrip("\n") + "\n")
 
 
+def warn_dropped(writer: Any) -> None:
+    """One warning line for each kind of thing a treebank conversion dropped (``TreebankWriter.warnings``:
+    comment lines, multiword tokens... that CoNLL-X cannot hold), so that no conversion loses data silently."""
+    for warning in writer.warnings():
+        error(f"warning: {warning}")
+
+
 @contextmanager
 def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy]:
     """The ``on_error`` handler for a command run; reports what was skipped at the end."""

@@ -8,8 +8,8 @@ from treetool.projectivization.driver import deprojectivize_sentence
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, DependencyFromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, DependencyToFormat, cli_command, dependency_inputs,
-    error_policy, shard_input, treebank_output_format,
+    Files, DependencyFromFormat, OnError, OnErrorOpt, Output, Rejects, ShardOpt, DependencyToFormat, cli_command,
+    dependency_inputs, error_policy, shard_input, treebank_output_format, warn_dropped,
 )
 from .projectivize import Scheme, SchemeOpt
 
@@ -46,3 +46,4 @@ def deprojectivize_command(
             for sentence in read_treebank(path, fmt, on_error=policy, shard=shard):
                 deprojectivize_sentence(sentence, scheme.value)
                 writer.write(sentence)
+    warn_dropped(writer)

@@ -1,4 +1,4 @@
-"""``treetool filter``: write the selected sentences unchanged (or converted)."""
+"""``treetool filter``: write the selected sentences (CoNLL unchanged, PTB one tree per line) or convert them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ShardOpt, ToFormat, cli_command, error, error_policy,
-    input_formats, refuse_inapplicable, shard_input, treebank_output_format,
+    input_formats, refuse_inapplicable, shard_input, treebank_output_format, warn_dropped,
 )
 
 PTB_OPTIONS = ("drop_traces", "strip_functions", "remove_wrapper")
@@ -47,10 +47,11 @@ def filter_command(
     rejects: Rejects = None,
     shard: ShardOpt = None,
 ) -> None:
-    """Write the selected sentences unchanged; with no option, every sentence.
+    """Write the selected sentences; with no option, every sentence.
 
-    A lossless copy that can also decompress, convert (CoNLL-U to CoNLL-X,
-    with a count of what CoNLL-X cannot hold) and clean PTB brackets.
+    CoNLL sentences are copied byte for byte; PTB trees are written one per
+    line, single-spaced.  It can also decompress, convert (CoNLL-U to
+    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB brackets.
 
     Examples:
 
@@ -77,8 +78,7 @@ def filter_command(
             items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **(ptb_options if in_fmt == "ptb" else {}))
             for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
                 writer.write(item)
-    for warning in writer.warnings():
-        error(f"warning: {warning}")
+    warn_dropped(writer)
     if wanted is not None and len(seen) < len(wanted):
         missing = len(wanted) - len(seen)
         error(f"warning: {missing} of {len(wanted)} ids in {ids} matched no sentence")

@@ -21,7 +21,7 @@ from .common import (
     Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, DependencyToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
-    on_timeout_rule,
+    on_timeout_rule, warn_dropped,
 )
 from .progress import SentenceProgress
 
@@ -157,6 +157,7 @@ def projectivize_command(
         report_out.write({"files": [r.as_dict() for r in per_file], "total": total.as_dict()})
         if plot_out is not None:
             plot_out.save(optimal_counts_figure(counts))
+    warn_dropped(writer)
     summary = projectivizer.timeout_summary()
     if summary:
         error(f"warning: {summary}")

@@ -14,7 +14,7 @@ from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
     Files, FromFormat, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ShardOpt, ToFormat, cli_command, error_policy,
-    dependency_inputs, refuse_inapplicable, shard_input, treebank_output_format,
+    dependency_inputs, refuse_inapplicable, shard_input, treebank_output_format, warn_dropped,
 )
 from .constituency_replay import DEPENDENCY_ONLY, replay_constituency
 from .progress import SentenceProgress
@@ -85,6 +85,7 @@ def replay_command(
                     policy(err)
                     continue
                 writer.write(sentence)
+    warn_dropped(writer)
 
 
 def _replay(system, sentence: Sentence) -> None:

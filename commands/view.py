@@ -21,7 +21,7 @@ from .common import Files, FromFormat, OnlyWhen, cli_command, dependency_inputs,
 
 DEPENDENCY_ONLY = "needs a dependency treebank (CoNLL-U or CoNLL-X)"
 RULES = (
-    OnlyWhen(("ids", "sent_id", "non_projective", "compare"), lambda v: "ptb" not in v["formats"], DEPENDENCY_ONLY),
+    OnlyWhen(("ids", "sent_id", "non_projective", "compare", "max_lanes"), lambda v: "ptb" not in v["formats"], DEPENDENCY_ONLY),
     OnlyWhen(("compare",), lambda v: len(v["files"]) == 1, "compares one FILE with OTHER"),
     OnlyWhen(("sent_id",), lambda v: v["ids"] is None, "cannot be combined with --ids"),
 )

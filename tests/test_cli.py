@@ -312,3 +312,21 @@ def test_invalid_utf8_in_ptb_is_a_located_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == f"{bad}:2: invalid UTF-8"
     assert proc.stdout == b"( (S (NN fine)))\n"
+
+
+@pytest.mark.parametrize("command", ["projectivize", "deprojectivize", "replay"])
+def test_every_conversion_to_conllx_warns_what_it_drops(tmp_path, command):
+    """projectivize, deprojectivize and replay convert with --to / the -o name as filter does, and say as filter
+    does what CoNLL-X cannot hold (counted here from DE's lines, not by treetool)."""
+    lines = DE.read_text(encoding="utf-8").splitlines()
+    comments = sum(line.startswith("#") for line in lines)
+    multiword = sum("-" in line.split("\t")[0] for line in lines if line and not line.startswith("#"))
+    source = DE
+    if command == "replay":  # its input: the oracle's output, whose '# transitions' lines replay removes
+        source = tmp_path / "de.oracle.conllu"
+        assert invoke("oracle", DE, "--system", "swap", "-o", source).exit_code == 0
+    args = ["--system", "swap"] if command == "replay" else []
+    result = invoke(command, source, *args, "-o", tmp_path / "out.conllx")
+    assert result.exit_code == 0, result.output
+    assert f"warning: {comments} comment lines dropped: conllx cannot hold them\n" in result.stderr
+    assert f"warning: {multiword} multiword tokens dropped: conllx cannot hold them\n" in result.stderr

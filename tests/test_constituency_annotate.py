@@ -283,6 +283,22 @@ def test_labels_file(tmp_path):
     assert list(first["costs"]) == ["NT(NP)", "NT(S)", "NT(X)"]
 
 
+@pytest.mark.parametrize("system", ["top-down", "in-order"])
+def test_a_gold_label_outside_the_labels_file_is_bad_input(tmp_path, system):
+    """A gold constituent whose label --labels does not list could never be built: its action would be costed
+    nowhere (a step with no optimal action). The tree is an error at its line; --on-error skip skips it."""
+    path = write(tmp_path, "(S (NP (DT a) (NN b)))\n(S (NP (NN c)) (VP (VBD d) (QP (CD 1))))\n")
+    labels = write(tmp_path, "S\nNP\nVP\n", "l.txt")
+    failed = run_cli("annotate", path, "--system", system, "--labels", labels)
+    assert failed.returncode == 2
+    assert failed.stderr.decode().startswith(f"{path}:2: ") and "QP" in failed.stderr.decode()
+    assert b"Traceback" not in failed.stderr
+    skipped = run_cli("annotate", path, "--system", system, "--labels", labels, "--on-error", "skip")
+    assert skipped.returncode == 0, skipped.stderr
+    steps = records(skipped)
+    assert {r["sent_id"] for r in steps} == {"1"} and all(r["optimal"] for r in steps)
+
+
 def test_stdin_needs_labels(tmp_path):
     tree = b"(S (NP (DT a) (NN b)))\n"
     refused = run_cli("annotate", "-", "--system", "top-down", "--from", "ptb", stdin=tree)

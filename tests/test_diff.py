@@ -130,6 +130,7 @@ def test_a_mismatch_is_a_located_error(tmp_path, other_text, where, message):
     line = result.stderr.decode()
     assert line.startswith(str(tmp_path / where) + ": ") and message in line, line
     assert line.count("\n") == 1
+    assert line.count("(sentence ") <= 1 and " 1 sentences" not in line, line  # the id said once; "1 sentence"
 
 
 def test_ptb_input_is_refused():

@@ -141,3 +141,27 @@ def test_conllx_on_stdin_is_told_by_its_roots_or_phead_column():
     data = (SAMPLE_DATA / "en_sample.conllx").read_bytes()
     result = run_cli("filter", "-", stdin=data)
     assert result.returncode == 0 and result.stdout == data
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("sample", [EN, PTB], ids=["conllu", "ptb"])
+def test_utf8_bom_is_not_content_on_stdin(sample):
+    """A UTF-8 byte order mark (as some editors write) does not hide the format when it must be told from the
+    content: on stdin the file reads as it does under its own name, and filter copies it back, BOM included."""
+    data = BOM + sample.read_bytes()
+    result = run("filter", "-", stdin=data)
+    assert result.returncode == 0, result.stderr
+    if sample == EN:
+        assert result.stdout == data
+    else:  # filter writes PTB trees one per line
+        assert result.stdout.count(b"\n") == 4
+
+
+def test_utf8_bom_before_a_recorded_format(tmp_path):
+    """``# format = conllx`` after a BOM still says the oracle output is CoNLL-X."""
+    data = BOM + b"# format = conllx\n1\ta\ta\tX\tX\t_\t0\tROOT\t_\t_\n2\tb\tb\tX\tX\t_\t0\tROOT\t_\t_\n\n"
+    result = run("stats", "-", "--format", "json", stdin=data)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["total"]["multi_root_sentences"] == 1

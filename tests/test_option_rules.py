@@ -34,6 +34,7 @@ REFUSED = [
     (["filter", EN, "--remove-wrapper"], "--remove-wrapper"),
     (["filter", PTB, "--ids", EN], "--ids"),
     (["filter", PTB, "--non-projective"], "--non-projective"),
+    (["view", PTB, "--max-lanes", "5"], "--max-lanes"),
     (["projectivize", EN, "--scheme", "head"], "--scheme"),
     (["projectivize", EN, "--covered-roots", "left"], "--covered-roots"),
     (["projectivize", EN, "--lift-order", "deepest"], "--lift-order"),
@@ -84,6 +85,30 @@ def test_multi_root_tree_is_not_written_as_conllu(tmp_path):
     result = run("filter", source, "-o", target)
     assert result.returncode == 2 and not target.exists()
     assert result.stderr.startswith(f"{source}:1: ") and "root" in result.stderr
+
+
+# CoNLL-U sentences whose new tree has two roots: transitions attaching both words to the root (replay), a
+# covered root MaltParser marks '|null' put back under the root (deprojectivize).
+TWO_ROOTS_MADE = {  # the sentence, then one that stays single-rooted
+    "replay": ("# transitions = SH RA SH RA\n" + ONE_ROOT + "# transitions = SH SH RA RA\n" + ONE_ROOT,
+               ["--system", "arc-standard"]),
+    "deprojectivize": (ONE_ROOT.replace("\t1\tdep\t", "\t1\tdep|null\t") + ONE_ROOT, ["--scheme", "head"]),
+}
+
+
+@pytest.mark.parametrize("command", sorted(TWO_ROOTS_MADE))
+def test_a_tree_made_multi_root_is_not_written_as_conllu(tmp_path, command):
+    """CoNLL-U allows one root: a tree a command makes with two is refused at its line (skipped with
+    --on-error skip), never written where no CoNLL-U reader (treetool's included) reads it back."""
+    text, args = TWO_ROOTS_MADE[command]
+    source = tmp_path / "in.conllu"
+    source.write_text(text)
+    result = run(command, source, *args)
+    assert result.returncode == 2 and result.stderr.startswith(f"{source}:1: ") and "root" in result.stderr
+    skipped = run(command, source, *args, "--on-error", "skip")
+    assert skipped.returncode == 0 and skipped.stdout.count("\n1\t") + skipped.stdout.startswith("1\t") == 1
+    as_conllx = run(command, source, *args, "--to", "conllx")
+    assert as_conllx.returncode == 0 and as_conllx.stdout.split("\n\n")[0].count("\t0\t") == 2
 
 
 def test_multi_root_tree_is_skipped_and_counted_with_on_error_skip(tmp_path):

@@ -558,3 +558,18 @@ def test_indented_tree_draws_as_nltk_pformat():
             expected = [tree.pformat(margin=margin) for tree in nltk_trees]
             assert [indented_tree(tree, margin) for tree in light] == expected
             assert [indented_tree(tree, margin) for tree in nltk_trees] == expected
+
+
+def test_filter_lengths_count_words_not_empty_elements(tmp_path):
+    """``filter --min-words/--max-words`` on PTB count the words, as ``stats`` does: a ``-NONE-`` element is a
+    trace or a null element, not a word, whether or not ``--drop-traces`` removes it from the output."""
+    two_words = "( (S (NP-SBJ (-NONE- *)) (VP (VBD sat)) (. .)) )\n"  # 2 words, 3 leaves
+    three_words = "( (S (NP (DT The) (NN cat)) (VP (VBD sat))) )\n"
+    path = tmp_path / "t.mrg"
+    path.write_text(two_words + three_words)
+    at_most_two = run_cli("filter", path, "--max-words", "2")
+    assert at_most_two.returncode == 0 and at_most_two.stdout.decode().count("\n") == 1
+    assert b"(VBD sat)" in at_most_two.stdout and b"cat" not in at_most_two.stdout
+    at_least_three = run_cli("filter", path, "--min-words", "3")
+    assert at_least_three.returncode == 0 and at_least_three.stdout.decode().count("\n") == 1
+    assert b"cat" in at_least_three.stdout

@@ -10,6 +10,7 @@ by walking up the heads).
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 
 import pytest
@@ -135,6 +136,22 @@ def test_comparison_mirrors_the_other_tree_and_marks_differences():
     right = [row[mark + 1:][::-1].translate(str.maketrans("╭╮╰╯├┤►◄", "╮╭╯╰┤├◄►")) for row in rows]
     assert {(a, b) for _, a, b in vertical_runs(left, lane_width(left))} == {(1, 2), (2, 3)}
     assert {(a, b) for _, a, b in vertical_runs(right, lane_width(right))} == {(1, 3), (2, 3)}
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: East Asian wide and fullwidth characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@pytest.mark.parametrize("forms", [["", "中國", "3354.7", "平方公里"], ["", "e\u0301te\u0301", "abcdef", "x"]],
+                         ids=["wide", "combining"])
+def test_comparison_columns_line_up_on_a_terminal(forms):
+    """The other tree starts in the same terminal column on every row, whatever the words' widths."""
+    heads, deprels = [-1, 3, 3, 0], ["", "nmod", "nummod", "root"]
+    rows = [line.plain for line in draw_comparison(heads, deprels, forms, heads, deprels)]
+    assert len({display_width(row) for row in rows}) == 1, rows
+    # the other tree's labels start one column after the mark column, on every row
+    assert len({display_width(row[:row.rindex(label) - 1]) for row, label in zip(rows, deprels[1:])}) == 1, rows
 
 
 def test_view_is_plain_text_when_piped_and_marks_the_non_projective_arc():

@@ -38,11 +38,6 @@ def base_deprel(label: str) -> str:
     return label.split(SUBTYPE_SEP, 1)[0]
 
 
-def _where(sentence: Sentence) -> str:
-    name = f"{sentence.filename}:{sentence.line}"
-    return f"{name} (sentence {sentence.sent_id})" if sentence.sent_id else name
-
-
 def aligned_sentences(gold: Iterable[Sentence], other: Iterable[Sentence],
                       align: str = "id") -> Iterator[tuple[int, Sentence, Sentence]]:
     """Pair the sentences of two streams in order, yielding ``(position, gold, other)``.
@@ -54,13 +49,16 @@ def aligned_sentences(gold: Iterable[Sentence], other: Iterable[Sentence],
     """
     for position, (g, o) in enumerate(zip_longest(gold, other), 1):
         if g is None:
-            raise TreebankError(f"sentence {position} has no counterpart: the other file ends after "
-                                f"{position - 1} sentences", filename=o.filename, line=o.line, sent_id=o.sent_id)
+            raise TreebankError(_no_counterpart(position), filename=o.filename, line=o.line, sent_id=o.sent_id)
         if o is None:
-            raise TreebankError(f"sentence {position} has no counterpart: the other file ends after "
-                                f"{position - 1} sentences", filename=g.filename, line=g.line, sent_id=g.sent_id)
+            raise TreebankError(_no_counterpart(position), filename=g.filename, line=g.line, sent_id=g.sent_id)
         check_counterpart(position, g, o, align)
         yield position, g, o
+
+
+def _no_counterpart(position: int) -> str:
+    ended = position - 1
+    return f"sentence {position} has no counterpart: the other file ends after {ended} sentence{'s' * (ended != 1)}"
 
 
 def check_counterpart(position: int, g: Sentence, o: Sentence, align: str) -> None:
@@ -98,7 +96,7 @@ def missing_id_hint(g: Sentence, o: Sentence) -> str:
 
 def _check_same_words(position: int, g: Sentence, o: Sentence) -> None:
     if len(g) != len(o):
-        raise TreebankError(f"{len(o)} words, but {_where(g)} has {len(g)}",
+        raise TreebankError(f"{len(o)} words, but {g.filename}:{g.line} has {len(g)}",  # the id: said after
                             filename=o.filename, line=o.line, sent_id=o.sent_id)
     for i, (gf, of) in enumerate(zip(g.forms, o.forms)):
         if gf != of:

@@ -23,6 +23,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from .trees import non_projective_arcs
@@ -158,9 +159,10 @@ class _Grid:
 def _label_field(label: str, width: int, line: bool, mirrored: bool) -> str:
     """The DEPREL next to the word: on the row's horizontal line when it has one."""
     fill = "─" if line else " "
+    padding = fill * (width - 1 - cell_len(label))
     if mirrored:
-        return f"{fill}{label}".ljust(width, fill)
-    return f"{label}{fill}".rjust(width, fill)
+        return f"{fill}{label}{padding}"
+    return f"{padding}{label}{fill}"
 
 
 def draw_tree(heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str],
@@ -170,7 +172,7 @@ def draw_tree(heads: Sequence[int], deprels: Sequence[str], forms: Sequence[str]
     n = len(heads) - 1
     arcs = layout(heads, max_lanes)
     grid = _Grid(n, arcs)
-    label_width = 2 + max((len(label) for label in deprels[1:]), default=0)
+    label_width = 2 + max((cell_len(label) for label in deprels[1:]), default=0)
     id_width = len(str(n))
     lines = []
     for r in range(1, n + 1):
@@ -189,16 +191,16 @@ def draw_comparison(
     :class:`TooWide` when either needs more than ``max_lanes`` lanes."""
     n = len(heads) - 1
     left, right = _Grid(n, layout(heads, max_lanes)), _Grid(n, layout(other_heads, max_lanes))
-    label_width = 2 + max((len(label) for label in [*deprels[1:], *other_deprels[1:]]), default=0)
+    label_width = 2 + max((cell_len(label) for label in [*deprels[1:], *other_deprels[1:]]), default=0)
     id_width = len(str(n))
-    form_width = max((len(form) for form in forms[1:]), default=0)
+    form_width = max((cell_len(form) for form in forms[1:]), default=0)  # terminal columns: 中 takes two
     lines = []
     for r in range(1, n + 1):
         differs = heads[r] != other_heads[r] or deprels[r] != other_deprels[r]
         line = left.row(r)
         line.append(_label_field(deprels[r], label_width, left.has_line(r), False))
         line.append(f" {r:>{id_width}} ")
-        line.append(forms[r].ljust(form_width), DIFFERENT_STYLE if differs else None)
+        line.append(forms[r] + " " * (form_width - cell_len(forms[r])), DIFFERENT_STYLE if differs else None)
         line.append(f" {DIFFERS if differs else ' '} ", DIFFERENT_STYLE if differs else None)
         line.append(_label_field(other_deprels[r], label_width, right.has_line(r), True))
         line.append_text(_mirror(right.row(r)))

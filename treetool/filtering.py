@@ -6,12 +6,13 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from .formats.files import read_text_file
+from .formats.ptb import word_count
 from .sentence import Sentence
 from .trees import is_projective
 
 
 def _length(item: Any) -> int:
-    return len(item) if isinstance(item, Sentence) else len(item.leaves())
+    return len(item) if isinstance(item, Sentence) else word_count(item)
 
 
 def select_sentences(
@@ -26,8 +27,8 @@ def select_sentences(
     """Yield the items that pass every given test, unchanged.
 
     ``projective`` keeps projective (True) or non-projective (False) trees
-    and needs dependency sentences; lengths count words (leaves for PTB
-    trees); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
+    and needs dependency sentences; lengths count words (for PTB trees the
+    leaves, empty elements excepted); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
     """
     for item in items:
         n = _length(item)

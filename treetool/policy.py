@@ -10,7 +10,7 @@ dropped silently.
 from __future__ import annotations
 
 from .errors import TreebankError
-from .formats.files import AtomicOutput
+from .formats.files import AtomicOutput, missing_separator
 
 ON_ERROR_MODES = ("fail", "skip")
 
@@ -25,6 +25,7 @@ class ErrorPolicy:
         self.skipped = 0
         self.first: TreebankError | None = None
         self._rejects = AtomicOutput(rejects, may_replace_input=False) if rejects else None
+        self._unended = b""  # what the last rejected sentence lacks before another (see missing_separator)
 
     def __call__(self, error: TreebankError) -> None:
         if self.mode == "fail":
@@ -33,8 +34,11 @@ class ErrorPolicy:
         if self.first is None:
             self.first = error
         if self._rejects is not None and error.raw is not None:
-            raw = error.raw
-            self._rejects.write(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogateescape"))
+            if isinstance(error.raw, bytes):  # a CoNLL sentence: it may lack the blank line before the next one
+                self._rejects.write(self._unended + error.raw)
+                self._unended = missing_separator(error.raw)
+            else:  # PTB lines or an oracle block: brackets and blocks need no blank line between them
+                self._rejects.write(error.raw.encode("utf-8", "surrogateescape"))
 
     def close(self, ok: bool = True) -> None:
         """Finish the rejects file (renamed into place only when ``ok``)."""

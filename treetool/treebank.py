@@ -8,6 +8,7 @@ content), opens compressed files and stdin, and streams
 
 from __future__ import annotations
 
+import codecs
 import io
 import itertools
 import re
@@ -21,8 +22,8 @@ from .formats.damage import decoding_errors
 from .formats.oracle_file import recorded_format
 from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
-    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, open_binary_input, reject_binary,
-    set_aside,
+    FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, missing_separator, open_binary_input,
+    reject_binary, set_aside,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
         return fmt
     guessed = format_from_name(path) if path != "-" else None
     if guessed is None:
-        guessed = recorded_format(head) or format_from_text(head.decode("utf-8", errors="replace"))
+        text = head.removeprefix(codecs.BOM_UTF8)  # an editor's byte order mark, not the first line's content
+        guessed = recorded_format(text) or format_from_text(text.decode("utf-8", errors="replace"))
     if guessed is None:
         raise TreebankError(
             "cannot tell the format from the name or the content; use --from conllu|conllx|ptb",
@@ -228,6 +230,7 @@ class TreebankWriter:
         self.dropped: Counter[str] = Counter()
         self._on_error = on_error
         self._out = AtomicOutput(path)
+        self._unended = b""  # what the last sentence written lacks before another (see missing_separator)
 
     def write(self, item: Any) -> None:
         from .sentence import Sentence
@@ -239,21 +242,9 @@ class TreebankWriter:
                     raise problem
                 self._on_error(problem)
                 return
-            from .formats.conll import to_conllu_bytes, to_conllx_bytes
-
-            if self.format == item.format:
-                self._out.write(item.to_bytes())
-            elif self.format == "conllx":
-                self.dropped["comment lines"] += len(item.comments)
-                self.dropped["multiword tokens"] += item.n_multiword
-                self.dropped["empty nodes"] += item.n_empty
-                self.dropped.update(dropped_columns(item))
-                self._out.write(to_conllx_bytes(item))
-            elif self.format == "conllu":
-                self.dropped.update(dropped_columns(item))
-                self._out.write(to_conllu_bytes(item))
-            else:
-                raise TreebankError("cannot write a dependency treebank as PTB brackets", filename=self.path)
+            data = self._sentence_bytes(item)
+            self._out.write(self._unended + data if self._unended else data)
+            self._unended = missing_separator(data)
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
@@ -261,9 +252,30 @@ class TreebankWriter:
 
             self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
 
+    def _sentence_bytes(self, item: Sentence) -> bytes:
+        """The sentence in the output format (its own bytes when it is in it), counting what a conversion drops."""
+        from .formats.conll import to_conllu_bytes, to_conllx_bytes
+
+        if self.format == item.format:
+            return item.to_bytes()
+        if self.format == "conllx":
+            self.dropped["comment lines"] += len(item.comments)
+            self.dropped["multiword tokens"] += item.n_multiword
+            self.dropped["empty nodes"] += item.n_empty
+            self.dropped.update(dropped_columns(item))
+            return to_conllx_bytes(item)
+        if self.format == "conllu":
+            self.dropped.update(dropped_columns(item))
+            return to_conllu_bytes(item)
+        raise TreebankError("cannot write a dependency treebank as PTB brackets", filename=self.path)
+
     def _forbidden(self, sentence: Sentence) -> TreebankError | None:
-        """Why ``sentence`` cannot be written in the output format, or None."""
-        if self.format != "conllu" or sentence.format == "conllu":
+        """Why ``sentence`` cannot be written in the output format, or None.
+
+        A CoNLL-U sentence as read has one root (the reader checks); one whose tree a command changed
+        (replay, deprojectivize) may have several now.
+        """
+        if self.format != "conllu" or (sentence.format == "conllu" and not sentence.changed):
             return None
         roots = int((sentence.heads[1:] == 0).sum())
         if roots == 1:

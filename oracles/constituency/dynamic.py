@@ -58,7 +58,7 @@ from .authors_loss import AuthorsCosts
 from .paper_loss import PaperCosts, paper_loss
 from .search import min_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
-from .tree import Node
+from .tree import GoldTreeError, Node
 
 __all__ = ["LOSSES", "LOSSES_OF", "ConstituencyOracle"]
 
@@ -84,7 +84,9 @@ class ConstituencyOracle:
     ``authors`` the best score minus the action's: some action always costs 0. ``budget`` (``treetool.budget.Budget``) bounds
     the sentence: its ``max_states`` the configurations all the exhaustive
     searches expand, its ``max_seconds`` their time and the paper loss's
-    tables, raising ``treetool.budget.SentenceTimeout``.
+    tables, raising ``treetool.budget.SentenceTimeout``. A gold label outside
+    ``labels`` raises :class:`GoldTreeError`: no costed action could build
+    its constituent, so some steps would have no action of cost 0.
     """
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
@@ -94,6 +96,9 @@ class ConstituencyOracle:
             raise ValueError(f"loss for {system.name} must be one of {offered}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
         self.gold = GoldIndex(gold, system)
+        unknown = sorted(self.gold.labels.difference(self.labels))
+        if unknown:  # their constituents could never be built: a step would have no action of cost 0
+            raise GoldTreeError(f"the tree has labels outside the label set: {', '.join(unknown)}")
         self._exact = None
         if loss == "exact":  # its tables (numpy) are built for that loss only: a tenth of a paper walk's time
             from .exact_loss import ExactLoss

@@ -237,6 +237,25 @@ def reject_binary(head: bytes, filename: str) -> None:
         raise TreebankError("binary data (a NUL byte), not a treebank", filename=filename, line=head.count(b"\n", 0, nul) + 1)
 
 
+def missing_separator(block: bytes) -> bytes:
+    """What must follow ``block`` (one sentence's bytes, blank line included) before another block is written.
+
+    The last sentence of a file may lack its blank line (a line of nothing
+    but spaces counts as one) or even its final newline. Copied on its own
+    it stays so, byte for byte; followed by a sentence of another file, it
+    needs them, or the two sentences run together. The line end added is
+    the block's own (CRLF or LF).
+    """
+    if not block or block.endswith(b"\n\n"):
+        return b""
+    eol = b"\r\n" if b"\r\n" in block else b"\n"
+    head, _, last = block.rpartition(b"\n")
+    if last:  # no final newline: after a word line, the blank line is missing too
+        return eol + eol if last.strip() else eol
+    before = head[head.rfind(b"\n") + 1:]  # the line the final newline ends
+    return eol if before.strip() else b""
+
+
 def read_text_file(path: str) -> str:
     """The whole text of a small file the user named (an id list, say); ``-`` is stdin, compressed files too.
 

@@ -55,6 +55,7 @@ __all__ = [
     "strip_function_tags",
     "strip_label",
     "tree_to_line",
+    "word_count",
     "write_ptb",
 ]
 
@@ -137,6 +138,24 @@ def strip_function_tags(tree: Tree) -> Tree:
         node.set_label(strip_label(node.label()))
         todo.extend(child for child in node if not isinstance(child, str))
     return tree
+
+
+def word_count(tree: Tree) -> int:
+    """The words of ``tree``: its leaves, those of ``-NONE-`` elements (traces, null elements) excepted.
+
+    The sentence length a parser sees, with or without the traces in the file (a loop: trees nest deep).
+    """
+    count, todo = 0, [tree]
+    while todo:
+        node = todo.pop()
+        if node.label() == TRACE_LABEL:
+            continue
+        for child in node:
+            if isinstance(child, str):
+                count += 1
+            else:
+                todo.append(child)
+    return count
 
 
 def drop_trace_elements(tree: Tree) -> Tree | None:
