@@ -259,3 +259,10 @@ def test_view_of_a_10000_word_tree_says_it_is_too_wide(tmp_path):
     result = run_cli("view", path)
     assert result.returncode == 0
     assert b"(not drawn: its arcs need more than 80 lanes; --max-lanes N draws wider trees)" in result.stdout
+
+
+def test_a_limit_of_one_lane_is_said_in_the_singular(tmp_path):
+    path = tmp_path / "crossing.conllu"  # 1 -> 3 and 2 -> 4 overlap: two lanes
+    path.write_text("".join(f"{d}\tw\tw\tX\tX\t_\t{h}\tdep\t_\t_\n" for d, h in [(1, 0), (2, 1), (3, 1), (4, 2)]) + "\n")
+    result = run_cli("view", path, "--max-lanes", "1")
+    assert b"need more than 1 lane;" in result.stdout

@@ -71,7 +71,7 @@ class TooWide(Exception):
     """A tree whose drawing would need more than ``max_lanes`` lanes."""
 
     def __init__(self, max_lanes: int) -> None:
-        super().__init__(f"its arcs need more than {max_lanes} lanes")
+        super().__init__(f"its arcs need more than {max_lanes} lane{'s' if max_lanes != 1 else ''}")
         self.max_lanes = max_lanes
 
 
