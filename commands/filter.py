@@ -70,8 +70,9 @@ def filter_command(
     # PTB trees as light brackets: nltk (with scipy installed, 2 s to import) is not needed to select or clean them
     from treetool.formats.ptb import Bracket
 
+    changes_trees = drop_traces or strip_functions or remove_wrapper
     ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper,
-                       node=Bracket)
+                       node=Bracket, source_text=not changes_trees)
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:

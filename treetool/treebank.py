@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .errors import TreebankError
 from .formats.damage import decoding_errors
 from .formats.oracle_file import recorded_format
+from .formats.ptb_source import SourceJoiner, SourcedTree
 from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
     FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, missing_separator, open_binary_input,
@@ -214,7 +215,10 @@ class TreebankWriter:
     multiword tokens and empty nodes, which CoNLL-X cannot hold, and either
     conversion the values of :data:`LAST_COLUMNS`; the counts are kept in
     ``dropped`` so the command can warn.  Trees are written one
-    per line.  A regular file appears under its name only after :meth:`close`
+    per line, single-spaced; a tree read with its input text
+    (:class:`~treetool.formats.ptb_source.SourcedTree`) as that text, so
+    that every tree of an input written in order is the input byte for byte
+    (:class:`~treetool.formats.ptb_source.SourceJoiner`).  A regular file appears under its name only after :meth:`close`
     (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
 
     A sentence the target format forbids (several roots in CoNLL-U) is never
@@ -231,6 +235,7 @@ class TreebankWriter:
         self._on_error = on_error
         self._out = AtomicOutput(path)
         self._unended = b""  # what the last sentence written lacks before another (see missing_separator)
+        self._sources = SourceJoiner()
 
     def write(self, item: Any) -> None:
         from .sentence import Sentence
@@ -248,9 +253,13 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
-            from .formats.ptb import tree_to_line
+            if isinstance(item, SourcedTree):
+                text = self._sources.text(item)
+            else:
+                from .formats.ptb import tree_to_line
 
-            self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
+                text = tree_to_line(item) + "\n"
+            self._out.write(text.encode("utf-8", "surrogateescape"))
 
     def _sentence_bytes(self, item: Sentence) -> bytes:
         """The sentence in the output format (its own bytes when it is in it), counting what a conversion drops."""
@@ -296,6 +305,7 @@ class TreebankWriter:
 
     def close(self, ok: bool = True) -> None:
         if ok:
+            self._out.write(self._sources.end().encode("utf-8", "surrogateescape"))
             self._out.commit()
         else:
             self._out.abort()
