@@ -1,4 +1,4 @@
-"""``treetool filter``: write the selected sentences (CoNLL unchanged, PTB one tree per line) or convert them."""
+"""``treetool filter``: write the selected sentences unchanged (or converted, or PTB trees cleaned)."""
 
 from __future__ import annotations
 
@@ -49,9 +49,12 @@ def filter_command(
 ) -> None:
     """Write the selected sentences; with no option, every sentence.
 
-    CoNLL sentences are copied byte for byte; PTB trees are written one per
-    line, single-spaced.  It can also decompress, convert (CoNLL-U to
-    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB brackets.
+    A lossless copy: CoNLL sentences and PTB trees are written as they are
+    in the input (a PTB tree sharing its line with a tree left out: its own
+    text, then the line's end).  It can also decompress, convert (CoNLL-U to
+    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB
+    brackets (--drop-traces, --strip-functions, --remove-wrapper: then each
+    tree is written on one line, single-spaced).
 
     Examples:
 

@@ -218,8 +218,9 @@ class TreebankWriter:
     per line, single-spaced; a tree read with its input text
     (:class:`~treetool.formats.ptb_source.SourcedTree`) as that text, so
     that every tree of an input written in order is the input byte for byte
-    (:class:`~treetool.formats.ptb_source.SourceJoiner`).  A regular file appears under its name only after :meth:`close`
-    (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
+    (:class:`~treetool.formats.ptb_source.SourceJoiner`).  A regular file
+    appears under its name only after :meth:`close` (see
+    :class:`~treetool.formats.files.AtomicOutput` for the other targets).
 
     A sentence the target format forbids (several roots in CoNLL-U) is never
     written: it raises :class:`TreebankError`, or goes to ``on_error`` (which

@@ -153,7 +153,7 @@ class TreeTexts:
         self._last = piece
         self._open = []
 
-    def refusals(self, on_error: Callable[[TreebankError], object] | None):
+    def refusals(self, on_error: Callable[[TreebankError], object] | None) -> Callable[[TreebankError], None] | None:
         """``on_error`` giving a refused tree its own text (:meth:`TreeText.alone`) as ``raw``, not its lines."""
         if on_error is None:
             return None
