@@ -20,7 +20,6 @@ from typing import IO, TYPE_CHECKING, Any
 from .errors import TreebankError
 from .formats.damage import decoding_errors
 from .formats.oracle_file import recorded_format
-from .formats.ptb_source import SourceJoiner, SourcedTree
 from .shard import Shard, Window, WindowReader, find_window
 from .formats.files import (
     FORMATS, AtomicOutput, close_input, format_from_name, format_from_text, missing_separator, open_binary_input,
@@ -29,6 +28,7 @@ from .formats.files import (
 
 if TYPE_CHECKING:
     from .formats.conll import OnError
+    from .formats.ptb_source import SourceJoiner
     from .sentence import Sentence
 
 # Each format's module is imported only where that format is read or written: treetool.formats.conll and
@@ -236,7 +236,7 @@ class TreebankWriter:
         self._on_error = on_error
         self._out = AtomicOutput(path)
         self._unended = b""  # what the last sentence written lacks before another (see missing_separator)
-        self._sources = SourceJoiner()
+        self._sources: SourceJoiner | None = None  # joins the trees written with their input text
 
     def write(self, item: Any) -> None:
         from .sentence import Sentence
@@ -254,7 +254,10 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
+            from .formats.ptb_source import SourceJoiner, SourcedTree
+
             if isinstance(item, SourcedTree):
+                self._sources = self._sources or SourceJoiner()
                 text = self._sources.text(item)
             else:
                 from .formats.ptb import tree_to_line
@@ -306,7 +309,8 @@ class TreebankWriter:
 
     def close(self, ok: bool = True) -> None:
         if ok:
-            self._out.write(self._sources.end().encode("utf-8", "surrogateescape"))
+            if self._sources is not None:
+                self._out.write(self._sources.end().encode("utf-8", "surrogateescape"))
             self._out.commit()
         else:
             self._out.abort()

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import TreebankError
 from .damage import refuse_nul
-from .ptb_source import TreeTexts
 
 if TYPE_CHECKING:
     from nltk import Tree
@@ -247,6 +246,8 @@ def read_ptb_with_lines(
     if source_text:
         if fast is not None:
             raise ValueError("source_text is for the general parser: not with fast")
+        from .ptb_source import TreeTexts  # here: the other readers of PTB do not pay for importing it
+
         texts = TreeTexts()
         lines = texts.lines(lines)  # before the byte order mark is dropped: it is text to copy
 

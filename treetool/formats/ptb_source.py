@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import TreebankError
@@ -42,30 +41,35 @@ def _blank(text: str) -> bool:
     return not text or text.isspace()
 
 
-@dataclass(slots=True)
 class TreeText:
     """One top-level bracket's text in the input (see the module's docstring); ``after`` and ``joined`` are set
-    when the next bracket starts, or at the end of the input."""
+    when the next bracket starts, or at the end of the input. (A plain class: a dataclass would add milliseconds
+    to the start-up of every PTB command.)"""
 
-    text: str  # its own text
-    before: str  # the input's leading whitespace for the first bracket, else ""
-    line_end: str  # the end of the line its text stops inside ("" when the text ends its line, or the input)
-    after: str = ""
-    joined: bool = False  # the next bracket starts on the line this one ends on, only spaces between
+    __slots__ = ("text", "before", "line_end", "after", "joined")
+
+    def __init__(self, text: str, before: str, line_end: str) -> None:
+        self.text = text  # its own text
+        self.before = before  # the input's leading whitespace for the first bracket, else ""
+        self.line_end = line_end  # the end of the line its text stops inside ("" when it ends its line or the input)
+        self.after = ""
+        self.joined = False  # the next bracket starts on the line this one ends on, only spaces between
 
     def alone(self) -> str:
         """Its own text, the line end added when another bracket followed on its line (for ``--rejects``)."""
         return self.text + self.line_end
 
 
-@dataclass(frozen=True, slots=True)
 class SourcedTree:
     """A tree, its text in the input, and its file and place there (1-based, as the reader counts)."""
 
-    tree: Any
-    source: TreeText
-    filename: str
-    position: int
+    __slots__ = ("tree", "source", "filename", "position")
+
+    def __init__(self, tree: Any, source: TreeText, filename: str, position: int) -> None:
+        self.tree = tree
+        self.source = source
+        self.filename = filename
+        self.position = position
 
 
 class TreeTexts:
