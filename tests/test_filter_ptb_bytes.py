@@ -155,3 +155,16 @@ def test_random_layouts_read_back_whole(tmp_path):
         written = "".join(joiner.text(t) for _, t in found) + joiner.end()
         if not refused:
             assert written == text
+
+
+@pytest.mark.parametrize("selection", [[], ["--max-words", "2"], ["--min-words", "3"]])
+def test_shards_concatenate_to_one_run(tmp_path, selection):
+    """``--shard K/N`` outputs, concatenated, are one run's output (the blank lines after a tree belong to it, so a
+    shard that ends with that tree ends with them); here every tree starts its line."""
+    path = tmp_path / "in.mrg"
+    path.write_bytes((INDENTED * 7).replace("\n", "\r\n").encode())
+    whole = run_cli("filter", path, *selection)
+    shards = [run_cli("filter", path, *selection, "--shard", f"{k}/5") for k in range(1, 6)]
+    assert whole.returncode == 0 and all(shard.returncode == 0 for shard in shards)
+    assert b"".join(shard.stdout for shard in shards) == whole.stdout
+    assert sum(bool(shard.stdout) for shard in shards) > 2
