@@ -1,4 +1,4 @@
-"""``treetool filter``: write the selected sentences (CoNLL unchanged, PTB one tree per line) or convert them."""
+"""``treetool filter``: write the selected sentences unchanged (or converted, or PTB trees cleaned)."""
 
 from __future__ import annotations
 
@@ -49,9 +49,12 @@ def filter_command(
 ) -> None:
     """Write the selected sentences; with no option, every sentence.
 
-    CoNLL sentences are copied byte for byte; PTB trees are written one per
-    line, single-spaced.  It can also decompress, convert (CoNLL-U to
-    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB brackets.
+    A lossless copy: CoNLL sentences and PTB trees are written as they are
+    in the input (a PTB tree sharing its line with a tree left out: its own
+    text, then the line's end).  It can also decompress, convert (CoNLL-U to
+    CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB
+    brackets (--drop-traces, --strip-functions, --remove-wrapper: then each
+    tree is written on one line, single-spaced).
 
     Examples:
 
@@ -70,8 +73,9 @@ def filter_command(
     # PTB trees as light brackets: nltk (with scipy installed, 2 s to import) is not needed to select or clean them
     from treetool.formats.ptb import Bracket
 
+    changes_trees = drop_traces or strip_functions or remove_wrapper
     ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper,
-                       node=Bracket)
+                       node=Bracket, source_text=not changes_trees)
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:

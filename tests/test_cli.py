@@ -311,7 +311,7 @@ def test_invalid_utf8_in_ptb_is_a_located_error(tmp_path):
     proc = run_module("filter", bad)
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == f"{bad}:2: invalid UTF-8"
-    assert proc.stdout == b"( (S (NN fine)))\n"
+    assert proc.stdout == b"( (S (NN fine)) )\n"  # the tree before, as it is in the input
 
 
 @pytest.mark.parametrize("command", ["projectivize", "deprojectivize", "replay"])

@@ -7,12 +7,15 @@ from typing import Any
 
 from .formats.files import read_text_file
 from .formats.ptb import word_count
+from .formats.ptb_source import SourcedTree
 from .sentence import Sentence
 from .trees import is_projective
 
 
 def _length(item: Any) -> int:
-    return len(item) if isinstance(item, Sentence) else word_count(item)
+    if isinstance(item, Sentence):
+        return len(item)
+    return word_count(item.tree if isinstance(item, SourcedTree) else item)
 
 
 def select_sentences(
@@ -28,7 +31,7 @@ def select_sentences(
 
     ``projective`` keeps projective (True) or non-projective (False) trees
     and needs dependency sentences; lengths count words (for PTB trees the
-    leaves, empty elements excepted); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
+    leaves, empty elements excepted; a tree with its input text, :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
     """
     for item in items:
         n = _length(item)

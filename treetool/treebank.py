@@ -28,6 +28,7 @@ from .formats.files import (
 
 if TYPE_CHECKING:
     from .formats.conll import OnError
+    from .formats.ptb_source import SourceJoiner
     from .sentence import Sentence
 
 # Each format's module is imported only where that format is read or written: treetool.formats.conll and
@@ -214,8 +215,12 @@ class TreebankWriter:
     multiword tokens and empty nodes, which CoNLL-X cannot hold, and either
     conversion the values of :data:`LAST_COLUMNS`; the counts are kept in
     ``dropped`` so the command can warn.  Trees are written one
-    per line.  A regular file appears under its name only after :meth:`close`
-    (see :class:`~treetool.formats.files.AtomicOutput` for the other targets).
+    per line, single-spaced; a tree read with its input text
+    (:class:`~treetool.formats.ptb_source.SourcedTree`) as that text, so
+    that every tree of an input written in order is the input byte for byte
+    (:class:`~treetool.formats.ptb_source.SourceJoiner`).  A regular file
+    appears under its name only after :meth:`close` (see
+    :class:`~treetool.formats.files.AtomicOutput` for the other targets).
 
     A sentence the target format forbids (several roots in CoNLL-U) is never
     written: it raises :class:`TreebankError`, or goes to ``on_error`` (which
@@ -231,6 +236,7 @@ class TreebankWriter:
         self._on_error = on_error
         self._out = AtomicOutput(path)
         self._unended = b""  # what the last sentence written lacks before another (see missing_separator)
+        self._sources: SourceJoiner | None = None  # joins the trees written with their input text
 
     def write(self, item: Any) -> None:
         from .sentence import Sentence
@@ -248,9 +254,16 @@ class TreebankWriter:
         else:
             if self.format != "ptb":
                 raise TreebankError(f"cannot write constituency trees as {self.format}", filename=self.path)
-            from .formats.ptb import tree_to_line
+            from .formats.ptb_source import SourceJoiner, SourcedTree
 
-            self._out.write((tree_to_line(item) + "\n").encode("utf-8", "surrogateescape"))
+            if isinstance(item, SourcedTree):
+                self._sources = self._sources or SourceJoiner()
+                text = self._sources.text(item)
+            else:
+                from .formats.ptb import tree_to_line
+
+                text = tree_to_line(item) + "\n"
+            self._out.write(text.encode("utf-8", "surrogateescape"))
 
     def _sentence_bytes(self, item: Sentence) -> bytes:
         """The sentence in the output format (its own bytes when it is in it), counting what a conversion drops."""
@@ -296,6 +309,8 @@ class TreebankWriter:
 
     def close(self, ok: bool = True) -> None:
         if ok:
+            if self._sources is not None:
+                self._out.write(self._sources.end().encode("utf-8", "surrogateescape"))
             self._out.commit()
         else:
             self._out.abort()

@@ -218,6 +218,7 @@ def read_ptb_with_lines(
     first_line: int = 1,
     first_position: int = 1,
     fast: Callable[[str], Any] | None = None,
+    source_text: bool = False,
 ) -> Iterator[tuple[int, Tree]] | Iterator[tuple[int, int, Tree]]:
     """Like :func:`read_ptb`, yielding ``(line, tree)``, or ``(line, position, tree)`` with ``positions``.
 
@@ -233,19 +234,35 @@ def read_ptb_with_lines(
     balance), cleaned as the options say, in place of the tree, or ``None``
     for a text it leaves to this reader: from that text on, the trees are
     this reader's (see :func:`_fast_then_general`).
+
+    ``source_text`` (not with ``fast``): each tree comes as a
+    :class:`~treetool.formats.ptb_source.SourcedTree` holding its text in the
+    input, and a refused tree's ``error.raw`` is its own text rather than its
+    whole lines, for a command that copies trees unchanged (``filter``).
     """
     if node is None:
         from nltk import Tree as node
+    texts = None
+    if source_text:
+        if fast is not None:
+            raise ValueError("source_text is for the general parser: not with fast")
+        from .ptb_source import TreeTexts  # here: the other readers of PTB do not pay for importing it
+
+        texts = TreeTexts()
+        lines = texts.lines(lines)  # before the byte order mark is dropped: it is text to copy
 
     def general(lines: Iterable[str], first_line: int, first_position: int) -> Iterator[tuple[int, int, Any]]:
         root_problem = functools.partial(single_root_problem, remove_wrapper=remove_wrapper) if one_root else None
-        for line, position, tree in _parse(lines, filename, on_error, drop_traces, strip_functions, node,
+        handler = on_error if texts is None else texts.refusals(on_error)
+        for line, position, tree in _parse(lines, filename, handler, drop_traces, strip_functions, node,
                                            root_problem, first_line, first_position):
             yield line, position, remove_outer_wrapper(tree) if remove_wrapper else tree
 
     lines = _without_bom(lines)
     if fast is None:
         found = general(lines, first_line, first_position)
+        if texts is not None:
+            found = texts.sourced(found, filename)
     else:
         found = _fast_then_general(lines, filename, fast, general, first_line, first_position)
     if positions:
