@@ -275,15 +275,16 @@ class NederhofOracle(CostVectors):
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
         self._answer: tuple[Configuration | None, dict[Action, int], list[Action]] = (None, {}, [])
-        # the last configuration costs() took (checked, valid) and, with kept tables, its scores
-        self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        # the last configuration costs() took (checked, valid) and the σ of its SH, LA and RA (_NO: illegal)
+        self._scored: tuple[Configuration | None, int, int, int] = (None, _NO, _NO, _NO)
         # whether every successor is scored by a kept Table 5 (see _table5)
         self._kept_tables = algorithm in PROJECTIVE_ONLY and strategy == "none"
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         if self._kept_tables:
-            return self._table5_scores(config, None)
+            return {action: score for action, score in zip(("SH", "LA", "RA"), self._table5_scores(config, None))
+                    if score != _NO}
         buffer = config.buffer
         successors = self._successors(config)
         values = [0] * len(successors)
@@ -298,32 +299,50 @@ class NederhofOracle(CostVectors):
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
         check_configuration(config, n, False)  # positional: a keyword costs a slower call, on every step
-        last, last_scores = self._scored
+        last, shift, left, right = self._scored
         action = None if last is None else _transition(last, config, n)
         if action is None:
             check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
             raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
-        if not self._kept_tables:
+        if self._kept_tables:
+            shift, left, right = self._table5_scores(config, self._known(last, action, shift, left, right))
+        else:
             scores = self.scores(config)
-        else:  # σ(config) = σ of the action that led here less its arc (§2)
-            known = None if action is None else last_scores[action]
-            if action == "LA" or action == "RA":  # a SHIFT builds no arc
-                known -= _arc(action, last.stack, self.gold)
-            scores = self._table5_scores(config, known)
-        self._scored = (config, scores)
-        best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
+            shift, left, right = scores.get("SH", _NO), scores.get("LA", _NO), scores.get("RA", _NO)
+        self._scored = (config, shift, left, right)
+        best = max(shift, left, right)
         stack = config.stack
         costs = {}
         optimal = []  # for optimal(config): a walk asks for both
-        for action, score in scores.items():  # SH, LA, RA
-            if action != "SH":
-                action = self.la_keys[stack[-2]] if action == "LA" else self.ra_keys[stack[-1]]
-            costs[action] = best - score
-            if score == best:
-                optimal.append(action)
+        if shift != _NO:
+            costs["SH"] = best - shift
+            if shift == best:
+                optimal.append("SH")
+        if left != _NO:
+            key = self.la_keys[stack[-2]]
+            costs[key] = best - left
+            if left == best:
+                optimal.append(key)
+        if right != _NO:
+            key = self.ra_keys[stack[-1]]
+            costs[key] = best - right
+            if right == best:
+                optimal.append(key)
         self._answer = (config, costs, optimal)
         return costs
+
+    def _known(self, last: Configuration | None, action: Action | None, shift: int, left: int, right: int) -> int | None:
+        """σ of the configuration ``action`` made from ``last``, whose actions' σ were ``shift``, ``left`` and
+        ``right``: σ of that action less its arc (§2), or None when no action led here."""
+        if action is None:
+            return None
+        if action == "SH":
+            return shift
+        stack, gold = last.stack, self.gold
+        if action == "LA":
+            return left - (gold[stack[-2]] == stack[-1])
+        return right - (gold[stack[-1]] == stack[-2])
 
     def optimal(self, config: Configuration) -> list[Action]:
         answered, _, optimal = self._answer
@@ -332,9 +351,9 @@ class NederhofOracle(CostVectors):
             optimal = self._answer[2]
         return list(optimal)
 
-    def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
-        """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
-        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
+    def _table5_scores(self, config: Configuration, known: int | None) -> tuple[int, int, int]:
+        """σ of SH, LA and RA (``_NO`` for an illegal one) when every successor is scored by a kept Table 5 (§5-6,
+        no strategy): what :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
 
         RA and LA are read off this buffer's table at the stack itself
         (:meth:`_Table5.reduced_total`), which stays there for the next
@@ -347,8 +366,7 @@ class NederhofOracle(CostVectors):
         """
         stack, buffer, gold = list(config.stack), config.buffer, self.gold
         remaining = len(buffer)
-        out = {}
-        left = right = None
+        shift = left = right = _NO
         tables = self._tables
         if len(stack) > 1:
             first = buffer[0] if remaining else None
@@ -365,16 +383,12 @@ class NederhofOracle(CostVectors):
                     left = (gold[s1] == s0) + remaining + table.reduced_total(stack, True)
         if remaining:
             if known is not None and known != right and known != left:
-                out["SH"] = known
+                shift = known
             else:
                 after = buffer[1] if remaining > 1 else None
                 table = tables.get(after) or self._kept_table(after)
-                out["SH"] = remaining - 1 + table.total([*stack, buffer[0]])
-        if left is not None:
-            out["LA"] = left
-        if right is not None:
-            out["RA"] = right
-        return out
+                shift = remaining - 1 + table.total([*stack, buffer[0]])
+        return shift, left, right
 
     def _kept_table(self, first: int | None) -> _Table5:
         """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
@@ -974,12 +988,6 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
     if 0 <= heads[word] <= n and heads[:word] == before[:word] and heads[word + 1 :] == before[word + 1 :]:
         return action
     return None
-
-
-def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
-    """1 if ``action`` (LA or RA) on ``stack`` builds a gold arc, else 0."""
-    s0, s1 = stack[-1], stack[-2]
-    return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
