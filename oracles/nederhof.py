@@ -969,14 +969,14 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
     nothing else changed, keeps every property ``check_arrangement`` checks,
     so the caller need not run it (O(n) Python work).
     """
-    stack, old = config.stack, last.stack
+    stack, buffer, heads, _ = config  # unpacked at once: cheaper than a named tuple's attributes one by one
+    old, old_buffer, before, _ = last
     if len(stack) == len(old) + 1:
-        buffer = last.buffer
-        if buffer and stack[-1] == buffer[0] and stack[:-1] == old and config.buffer == buffer[1:] \
-                and (config.heads is last.heads or config.heads == last.heads):
+        if old_buffer and stack[-1] == old_buffer[0] and stack[:-1] == old and buffer == old_buffer[1:] \
+                and (heads is before or heads == before):
             return "SH"
         return None
-    if len(stack) != len(old) - 1 or config.buffer != last.buffer:
+    if len(stack) != len(old) - 1 or (buffer is not old_buffer and buffer != old_buffer):
         return None
     if stack == old[:-1]:
         action, word = "RA", old[-1]
@@ -984,7 +984,6 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
         action, word = "LA", old[-2]
     else:
         return None
-    heads, before = config.heads, last.heads
     if 0 <= heads[word] <= n and heads[:word] == before[:word] and heads[word + 1 :] == before[word + 1 :]:
         return action
     return None
