@@ -638,7 +638,7 @@ class _Table5:
     """
 
     __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "started")
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
@@ -660,7 +660,7 @@ class _Table5:
         self.p_ge: list[int] = []
         self.top: list[int] = []
         self.defined: list[int] = []
-        self.started = 0  # items started, for the budget
+        self.unchecked = _CHECK_EVERY  # items to start before the next budget check
 
     @classmethod
     def rebased(cls, before: "_Table5", shifted: int, side: _BufferSide) -> "_Table5":
@@ -681,7 +681,7 @@ class _Table5:
         table = cls.__new__(cls)
         table.side, table.gold, table.left_children = side, before.gold, before.left_children
         table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
-        table.span, table.started = before.span, 0
+        table.span, table.unchecked = before.span, _CHECK_EVERY
         position = before.position
         keep = min(len(before.words), position[before.gold[shifted]],
                    *map(position.__getitem__, before.left_children[shifted]))
@@ -871,8 +871,9 @@ class _Table5:
         """
         if depth > _MAX_DEPTH:
             raise _TooDeep((False, i, j, q))
-        self.started += 1
-        if self.started % _CHECK_EVERY == 0:
+        self.unchecked -= 1
+        if not self.unchecked:
+            self.unchecked = _CHECK_EVERY
             self.budget.check()
         depth += 1
         span, p_ge = self.span, self.p_ge
@@ -922,8 +923,9 @@ class _Table5:
         """Table 5's score'(i, j), for i >= 0, not in the memo (``depth`` and the memo as in :meth:`_score`)."""
         if depth > _MAX_DEPTH:
             raise _TooDeep((True, i, j, _N))
-        self.started += 1
-        if self.started % _CHECK_EVERY == 0:
+        self.unchecked -= 1
+        if not self.unchecked:
+            self.unchecked = _CHECK_EVERY
             self.budget.check()
         depth += 1
         span, p_ge = self.span, self.p_ge
