@@ -311,7 +311,9 @@ class NederhofOracle(CostVectors):
             scores = self.scores(config)
             shift, left, right = scores.get("SH", _NO), scores.get("LA", _NO), scores.get("RA", _NO)
         self._scored = (config, shift, left, right)
-        best = max(shift, left, right)
+        best = shift if shift > left else left  # not max(): a builtin call costs more than two comparisons
+        if right > best:
+            best = right
         stack = config.stack
         costs = {}
         optimal = []  # for optimal(config): a walk asks for both
