@@ -305,8 +305,12 @@ class NederhofOracle(CostVectors):
             check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
             raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
-        if self._kept_tables:
-            shift, left, right = self._table5_scores(config, self._known(last, action, shift, left, right))
+        if self._kept_tables:  # σ(config) = σ of the action that led here less its arc (§2), when one did
+            known = None if action is None else shift
+            if action == "LA" or action == "RA":
+                s0, s1 = last.stack[-1], last.stack[-2]
+                known = left - (self.gold[s1] == s0) if action == "LA" else right - (self.gold[s0] == s1)
+            shift, left, right = self._table5_scores(config, known)
         else:
             scores = self.scores(config)
             shift, left, right = scores.get("SH", _NO), scores.get("LA", _NO), scores.get("RA", _NO)
@@ -333,18 +337,6 @@ class NederhofOracle(CostVectors):
                 optimal.append(key)
         self._answer = (config, costs, optimal)
         return costs
-
-    def _known(self, last: Configuration | None, action: Action | None, shift: int, left: int, right: int) -> int | None:
-        """σ of the configuration ``action`` made from ``last``, whose actions' σ were ``shift``, ``left`` and
-        ``right``: σ of that action less its arc (§2), or None when no action led here."""
-        if action is None:
-            return None
-        if action == "SH":
-            return shift
-        stack, gold = last.stack, self.gold
-        if action == "LA":
-            return left - (gold[stack[-2]] == stack[-1])
-        return right - (gold[stack[-1]] == stack[-2])
 
     def optimal(self, config: Configuration) -> list[Action]:
         answered, _, optimal = self._answer
