@@ -255,7 +255,7 @@ class NederhofOracle(CostVectors):
         self.budget = budget
         self.reduce_critical = reduce_critical
         # §5: buffer word b is critical for a buffer starting at `first` iff reach[b] < first
-        self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
+        self.reach = ([h if h < low else low for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         # word f -> the words b > f with reach[b] == f, critical from the buffer f+1..n on (see _buffer_side)
@@ -801,9 +801,12 @@ class _Table5:
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
-        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
-            self._set_run(p, root[p], at + 1)
-            self.defined.append(at)
+        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p (_set_run)
+            defined = self.defined
+            start = defined[-1] + 1 if defined else 0
+            self.p_ge[start:] = [p] * (at + 1 - start)
+            self.top[start:] = [root[p]] * (at + 1 - start)
+            defined.append(at)
 
     def _truncate(self, keep: int) -> None:
         """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each;
