@@ -343,7 +343,7 @@ class NederhofOracle(CostVectors):
         if answered is not config:
             self.costs(config)
             optimal = self._answer[2]
-        return list(optimal)
+        return optimal[:]
 
     def _table5_scores(self, config: Configuration, known: int | None) -> tuple[int, int, int]:
         """σ of SH, LA and RA (``_NO`` for an illegal one) when every successor is scored by a kept Table 5 (§5-6,
@@ -358,7 +358,7 @@ class NederhofOracle(CostVectors):
         SH, the most costly to score, is the only optimal action in about
         a third of the configurations of an exploring walk.
         """
-        stack, buffer, gold = list(config.stack), config.buffer, self.gold
+        stack, buffer, gold = [*config.stack], config.buffer, self.gold
         remaining = len(buffer)
         shift = left = right = _NO
         tables = self._tables
