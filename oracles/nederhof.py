@@ -487,7 +487,7 @@ class NederhofOracle(CostVectors):
                 if not (leaving or arriving):
                     self._critical_buffers[first] = before
                     return before
-                critical = sorted(before.critical[leaving:] + arriving)
+                critical = sorted(before.critical[leaving:] + arriving) if arriving else before.critical[1:]
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -677,8 +677,12 @@ class _Table5:
         table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
         table.span, table.unchecked = before.span, _CHECK_EVERY
         position = before.position
-        keep = min(len(before.words), position[before.gold[shifted]],
-                   *map(position.__getitem__, before.left_children[shifted]))
+        keep = position[before.gold[shifted]]  # the lowest level linked to shifted (_ABSENT: off the stack)
+        for child in before.left_children[shifted]:
+            if position[child] < keep:
+                keep = position[child]
+        if keep > len(before.words):
+            keep = len(before.words)
         table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
         table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
         table.position, table.component_first, table.linked = position[:], before.component_first[:], before.linked[:]
