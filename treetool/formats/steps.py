@@ -58,15 +58,16 @@ def dependency_jsonl(sent_id: str, steps: Iterable[Any]) -> str:
 
 #: ``str(i)`` for the ints a step's lists hold (-1 and words), grown on demand (:func:`_ints_text`).
 _INT_TEXTS: dict[int, str] = {-1: "-1"}
+_INT_TEXT = _INT_TEXTS.__getitem__  # bound once, not per call
 
 
 def _ints_text(ints: tuple[int, ...]) -> str:
     """``str(list(ints))`` from the cached texts of the ints: half the time (it writes each int anew)."""
     try:
-        return f"[{', '.join(map(_INT_TEXTS.__getitem__, ints))}]"
+        return f"[{', '.join(map(_INT_TEXT, ints))}]"
     except KeyError:
         _INT_TEXTS.update((i, str(i)) for i in ints)
-        return f"[{', '.join(map(_INT_TEXTS.__getitem__, ints))}]"
+        return f"[{', '.join(map(_INT_TEXT, ints))}]"
 
 
 def _buffer_text(buffer: tuple[int, ...], before: tuple[int, ...] | None, before_text: str | None) -> str:
