@@ -998,8 +998,8 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     Slices are compared in C: first the longest candidates (successive
     stacks usually differ in their top one or two words), then by bisection.
     """
-    high = min(len(a), len(b))
-    for length in range(high, max(high - 3, -1), -1):
+    high = len(a) if len(a) < len(b) else len(b)
+    for length in range(high, high - 3 if high > 2 else -1, -1):
         if a[:length] == b[:length]:
             return length
     low, high = 0, high - 3  # a[:low] == b[:low]; the prefix is at most high long
