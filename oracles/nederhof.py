@@ -569,7 +569,8 @@ class _BufferSide(NamedTuple):
                 inner += 1
             else:
                 attached.setdefault(gold[word], []).append(word)
-        return cls(critical, root, inner, attached, len(critical))
+        # tuple.__new__: the named tuple's own __new__ is Python code, a call more per new side
+        return tuple.__new__(cls, (critical, root, inner, attached, len(critical)))
 
 
 class _Table5:
