@@ -762,11 +762,11 @@ class _Table5:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
         keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
-        if keep > len(words):  # a table just started from the buffer before (rebased): usually a prefix
+        if keep >= len(words):  # a word more, or a table just started from the buffer before (rebased): a prefix
             keep = len(words) if stack[: len(words)] == words else _common_prefix(words, stack)
         elif words[:keep] != stack[:keep]:
             keep = _common_prefix(words, stack)
-        elif len(words) > keep and words[keep] == stack[keep]:
+        elif words[keep] == stack[keep]:
             keep += 1
         if len(words) > keep:
             self._truncate(keep)
