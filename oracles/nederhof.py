@@ -260,16 +260,18 @@ class NederhofOracle(CostVectors):
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         # word f -> the words b > f with reach[b] == f, critical from the buffer f+1..n on (see _buffer_side)
         self._reach_from: list[list[int]] = [[] for _ in self.gold]
+        reach_from = self._reach_from
         for word, low in enumerate(self.reach or ()):
             if 0 <= low < word:
-                self._reach_from[low].append(word)
+                reach_from[low].append(word)
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
         # for _Table5: a word's gold children left of it, the only ones that can lie below it on the stack
         self._left_children: list[list[int]] = [[] for _ in self.gold]
-        for word in range(1, len(self.gold)):
-            if self.gold[word] > word:
-                self._left_children[self.gold[word]].append(word)
+        left_children = self._left_children
+        for word, head in enumerate(self.gold):
+            if head > word:
+                left_children[head].append(word)
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
