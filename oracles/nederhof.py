@@ -635,11 +635,12 @@ class _Table5:
     """
 
     __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked")
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked", "base")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
         self.side, self.gold, self.left_children, self.linear, self.budget = side, gold, left_children, linear, budget
+        self.base = side.inner - side.size  # what every total adds to the top item (§5: M, less the critical words)
         self.no_left, self.no_right = no_left, no_right
         self.span = len(gold)  # keys: p_ge is a critical word 1..n, or 0
         self.words: list[int] = []
@@ -677,6 +678,7 @@ class _Table5:
         """
         table = cls.__new__(cls)
         table.side, table.gold, table.left_children = side, before.gold, before.left_children
+        table.base = side.inner - side.size
         table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
         table.span, table.unchecked = before.span, _CHECK_EVERY
         position = before.position
@@ -698,13 +700,12 @@ class _Table5:
         if self.words != stack:
             self._sync(stack)
         k = len(stack) - 1
-        side = self.side
         score = 0
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
             score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
             if score is None:
                 score = self._evaluate(False, k - 1, k, _N)
-        return side.inner - side.size + score + self.level[k][3]
+        return self.base + score + self.level[k][3]
 
     def reduced_total(self, stack: list[int], left: bool) -> int:
         """:meth:`total` of the stack after LA (``left``) or RA on ``stack``, from the levels of ``stack`` itself.
@@ -737,8 +738,7 @@ class _Table5:
                     score = self._evaluate(False, k - 2, j, _N)  # no level's p_ge changes
                 else:
                     score = self._reduced_item(left)
-        side = self.side
-        return side.inner - side.size + score + self.level[j][3]
+        return self.base + score + self.level[j][3]
 
     def _reduced_item(self, left: bool) -> int:
         """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
