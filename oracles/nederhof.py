@@ -634,8 +634,8 @@ class _Table5:
     (``NederhofOracle._kept_table``).
     """
 
-    __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked", "base")
+    __slots__ = ("side", "base", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
