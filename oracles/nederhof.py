@@ -772,8 +772,11 @@ class _Table5:
             keep += 1
         if len(words) > keep:
             self._truncate(keep)
-        for word in stack[keep:]:
-            self._push(word)
+        if keep == len(stack) - 1:  # one word (no slice to loop over)
+            self._push(stack[-1])
+        else:
+            for word in stack[keep:]:
+                self._push(word)
 
     def _push(self, word: int) -> None:
         """A level for ``word`` on top of the stack."""
