@@ -299,5 +299,6 @@ def walk(system: TransitionSystem, oracle: DynamicOracle, n: int, labeled: bool,
         optimal = optimal_of(config)
         action = choose(config, costs, optimal or _cheapest(costs))
         step += 1
-        yield record(Step, (step, *config, costs, optimal, action))
+        stack, buffer, heads, labels = config  # a tuple of the fields built at once: no list behind ``*config``
+        yield record(Step, (step, stack, buffer, heads, labels, costs, optimal, action))
         config = apply(config, action)

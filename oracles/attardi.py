@@ -135,10 +135,10 @@ class Attardi(TransitionSystem):
         return self._rules.legal(config)
 
     def apply(self, config: Configuration, action: Action) -> Configuration:
-        return self._rules.apply(config, action, *parse_action(action))
+        kind, k, label = parse_action(action)  # passed one by one: a call with *args is slower, on every step
+        return self._rules.apply(config, action, kind, k, label)
 
-    def is_final(self, config: Configuration) -> bool:
-        return self._rules.is_final(config)
+    is_final = staticmethod(ShiftReduce.is_final)  # the rule itself, not a call through self._rules per step
 
     def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
         return self._rules.new_arc(config, kind)

@@ -140,12 +140,18 @@ def with_label(action: Action, label: str | None) -> Action:
 def attach(
     config: Configuration, dep: int, head: int, label: str | None
 ) -> tuple[tuple[int, ...], tuple[str | None, ...] | None]:
-    """New ``(heads, labels)`` of ``config`` with the arc ``head -> dep`` (replacing any old one)."""
-    heads = config.heads[:dep] + (head,) + config.heads[dep + 1 :]
+    """New ``(heads, labels)`` of ``config`` with the arc ``head -> dep`` (replacing any old one).
+
+    Copied through a list, changed in place: two copies, not the four tuples of slices and concatenations (a walk
+    makes a new head tuple at every arc)."""
+    heads = list(config.heads)
+    heads[dep] = head
     labels = config.labels
     if labels is not None:
-        labels = labels[:dep] + (label,) + labels[dep + 1 :]
-    return heads, labels
+        labels = list(labels)
+        labels[dep] = label
+        labels = tuple(labels)
+    return tuple(heads), labels
 
 
 def no_arcs(n: Any, labeled: bool) -> tuple[tuple[int, ...], tuple[None, ...] | None]:

@@ -255,35 +255,38 @@ class NederhofOracle(CostVectors):
         self.budget = budget
         self.reduce_critical = reduce_critical
         # §5: buffer word b is critical for a buffer starting at `first` iff reach[b] < first
-        self.reach = ([min(h, low) for h, low in zip(self.gold, leftmost_descendants(self.gold))]
+        self.reach = ([h if h < low else low for h, low in zip(self.gold, leftmost_descendants(self.gold))]
                       if self.projective else None)
         self._critical_buffers: dict[int | None, _BufferSide] = {}  # first buffer word -> its critical words
         # word f -> the words b > f with reach[b] == f, critical from the buffer f+1..n on (see _buffer_side)
         self._reach_from: list[list[int]] = [[] for _ in self.gold]
+        reach_from = self._reach_from
         for word, low in enumerate(self.reach or ()):
             if 0 <= low < word:
-                self._reach_from[low].append(word)
+                reach_from[low].append(word)
         self._charts: dict[int | None | str, BufferChart] = {}  # see _chart
         self._tables: dict[int | None, _Table5] = {}  # see _table5
         # for _Table5: a word's gold children left of it, the only ones that can lie below it on the stack
         self._left_children: list[list[int]] = [[] for _ in self.gold]
-        for word in range(1, len(self.gold)):
-            if self.gold[word] > word:
-                self._left_children[self.gold[word]].append(word)
+        left_children = self._left_children
+        for word, head in enumerate(self.gold):
+            if head > word:
+                left_children[head].append(word)
         n = len(self.gold) - 1
         labels = self.labels
         self.la_keys = ["LA"] * (n + 1) if labels is None else [f"LA({label})" for label in labels]
         self.ra_keys = ["RA"] * (n + 1) if labels is None else [f"RA({label})" for label in labels]
         self._answer: tuple[Configuration | None, dict[Action, int], list[Action]] = (None, {}, [])
-        # the last configuration costs() took (checked, valid) and, with kept tables, its scores
-        self._scored: tuple[Configuration | None, dict[Action, int]] = (None, {})
+        # the last configuration costs() took (checked, valid) and the σ of its SH, LA and RA (_NO: illegal)
+        self._scored: tuple[Configuration | None, int, int, int] = (None, _NO, _NO, _NO)
         # whether every successor is scored by a kept Table 5 (see _table5)
         self._kept_tables = algorithm in PROJECTIVE_ONLY and strategy == "none"
 
     def scores(self, config: Configuration) -> dict[Action, int]:
         """σ of every legal action (unlabelled keys, legal order): the most gold arcs still buildable after it."""
         if self._kept_tables:
-            return self._table5_scores(config, None)
+            return {action: score for action, score in zip(("SH", "LA", "RA"), self._table5_scores(config, None))
+                    if score != _NO}
         buffer = config.buffer
         successors = self._successors(config)
         values = [0] * len(successors)
@@ -298,30 +301,42 @@ class NederhofOracle(CostVectors):
         raises ``ConfigurationMismatch`` (``treetool.oracles.layout``; O(n), as the scores are)."""
         n = len(self.gold) - 1
         check_configuration(config, n, False)  # positional: a keyword costs a slower call, on every step
-        last, last_scores = self._scored
+        last, shift, left, right = self._scored
         action = None if last is None else _transition(last, config, n)
         if action is None:
             check_arrangement(config, n, root_last=False)
         if self.labels is not None and config.labels is None:
             raise ConfigurationMismatch("gold labels were given but the configuration is unlabelled")
-        if not self._kept_tables:
+        if self._kept_tables:  # σ(config) = σ of the action that led here less its arc (§2), when one did
+            known = None if action is None else shift
+            if action == "LA" or action == "RA":
+                s0, s1 = last.stack[-1], last.stack[-2]
+                known = left - (self.gold[s1] == s0) if action == "LA" else right - (self.gold[s0] == s1)
+            shift, left, right = self._table5_scores(config, known)
+        else:
             scores = self.scores(config)
-        else:  # σ(config) = σ of the action that led here less its arc (§2)
-            known = None if action is None else last_scores[action]
-            if action == "LA" or action == "RA":  # a SHIFT builds no arc
-                known -= _arc(action, last.stack, self.gold)
-            scores = self._table5_scores(config, known)
-        self._scored = (config, scores)
-        best = max(scores.values()) if scores else 0  # max(..., default=0) takes twice as long
+            shift, left, right = scores.get("SH", _NO), scores.get("LA", _NO), scores.get("RA", _NO)
+        self._scored = (config, shift, left, right)
+        best = shift if shift > left else left  # not max(): a builtin call costs more than two comparisons
+        if right > best:
+            best = right
         stack = config.stack
         costs = {}
         optimal = []  # for optimal(config): a walk asks for both
-        for action, score in scores.items():  # SH, LA, RA
-            if action != "SH":
-                action = self.la_keys[stack[-2]] if action == "LA" else self.ra_keys[stack[-1]]
-            costs[action] = best - score
-            if score == best:
-                optimal.append(action)
+        if shift != _NO:
+            costs["SH"] = best - shift
+            if shift == best:
+                optimal.append("SH")
+        if left != _NO:
+            key = self.la_keys[stack[-2]]
+            costs[key] = best - left
+            if left == best:
+                optimal.append(key)
+        if right != _NO:
+            key = self.ra_keys[stack[-1]]
+            costs[key] = best - right
+            if right == best:
+                optimal.append(key)
         self._answer = (config, costs, optimal)
         return costs
 
@@ -330,11 +345,11 @@ class NederhofOracle(CostVectors):
         if answered is not config:
             self.costs(config)
             optimal = self._answer[2]
-        return list(optimal)
+        return optimal[:]
 
-    def _table5_scores(self, config: Configuration, known: int | None) -> dict[Action, int]:
-        """:meth:`scores` when every successor is scored by a kept Table 5 (§5-6, no strategy): what
-        :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
+    def _table5_scores(self, config: Configuration, known: int | None) -> tuple[int, int, int]:
+        """σ of SH, LA and RA (``_NO`` for an illegal one) when every successor is scored by a kept Table 5 (§5-6,
+        no strategy): what :meth:`_successors` and :meth:`_score` do, with no bans to carry (the walk's hot path).
 
         RA and LA are read off this buffer's table at the stack itself
         (:meth:`_Table5.reduced_total`), which stays there for the next
@@ -345,10 +360,9 @@ class NederhofOracle(CostVectors):
         SH, the most costly to score, is the only optimal action in about
         a third of the configurations of an exploring walk.
         """
-        stack, buffer, gold = list(config.stack), config.buffer, self.gold
+        stack, buffer, gold = [*config.stack], config.buffer, self.gold
         remaining = len(buffer)
-        out = {}
-        left = right = None
+        shift = left = right = _NO
         tables = self._tables
         if len(stack) > 1:
             first = buffer[0] if remaining else None
@@ -365,16 +379,12 @@ class NederhofOracle(CostVectors):
                     left = (gold[s1] == s0) + remaining + table.reduced_total(stack, True)
         if remaining:
             if known is not None and known != right and known != left:
-                out["SH"] = known
+                shift = known
             else:
                 after = buffer[1] if remaining > 1 else None
                 table = tables.get(after) or self._kept_table(after)
-                out["SH"] = remaining - 1 + table.total([*stack, buffer[0]])
-        if left is not None:
-            out["LA"] = left
-        if right is not None:
-            out["RA"] = right
-        return out
+                shift = remaining - 1 + table.total([*stack, buffer[0]])
+        return shift, left, right
 
     def _kept_table(self, first: int | None) -> _Table5:
         """The kept Table 5 of the buffer ``first..n`` (:meth:`_table5`), started from the one of the buffer before
@@ -479,7 +489,7 @@ class NederhofOracle(CostVectors):
                 if not (leaving or arriving):
                     self._critical_buffers[first] = before
                     return before
-                critical = sorted(before.critical[leaving:] + arriving)
+                critical = sorted(before.critical[leaving:] + arriving) if arriving else before.critical[1:]
             side = self._critical_buffers[first] = _BufferSide.build(critical, self.gold)
         return side
 
@@ -561,7 +571,8 @@ class _BufferSide(NamedTuple):
                 inner += 1
             else:
                 attached.setdefault(gold[word], []).append(word)
-        return cls(critical, root, inner, attached, len(critical))
+        # tuple.__new__: the named tuple's own __new__ is Python code, a call more per new side
+        return tuple.__new__(cls, (critical, root, inner, attached, len(critical)))
 
 
 class _Table5:
@@ -623,12 +634,13 @@ class _Table5:
     (``NederhofOracle._kept_table``).
     """
 
-    __slots__ = ("side", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
-                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "started")
+    __slots__ = ("side", "base", "gold", "left_children", "linear", "budget", "no_left", "no_right", "span", "words",
+                 "position", "level", "component_first", "linked", "memo", "p_ge", "top", "defined", "unchecked")
 
     def __init__(self, side: _BufferSide, gold: Sequence[int], left_children: Sequence[Sequence[int]], linear: bool,
                  no_left: frozenset[int] = _NONE, no_right: frozenset[int] = _NONE, budget: Any = UNLIMITED) -> None:
         self.side, self.gold, self.left_children, self.linear, self.budget = side, gold, left_children, linear, budget
+        self.base = side.inner - side.size  # what every total adds to the top item (§5: M, less the critical words)
         self.no_left, self.no_right = no_left, no_right
         self.span = len(gold)  # keys: p_ge is a critical word 1..n, or 0
         self.words: list[int] = []
@@ -646,7 +658,7 @@ class _Table5:
         self.p_ge: list[int] = []
         self.top: list[int] = []
         self.defined: list[int] = []
-        self.started = 0  # items started, for the budget
+        self.unchecked = _CHECK_EVERY  # items to start before the next budget check
 
     @classmethod
     def rebased(cls, before: "_Table5", shifted: int, side: _BufferSide) -> "_Table5":
@@ -666,11 +678,16 @@ class _Table5:
         """
         table = cls.__new__(cls)
         table.side, table.gold, table.left_children = side, before.gold, before.left_children
+        table.base = side.inner - side.size
         table.linear, table.budget, table.no_left, table.no_right = before.linear, before.budget, _NONE, _NONE
-        table.span, table.started = before.span, 0
+        table.span, table.unchecked = before.span, _CHECK_EVERY
         position = before.position
-        keep = min(len(before.words), position[before.gold[shifted]],
-                   *map(position.__getitem__, before.left_children[shifted]))
+        keep = position[before.gold[shifted]]  # the lowest level linked to shifted (_ABSENT: off the stack)
+        for child in before.left_children[shifted]:
+            if position[child] < keep:
+                keep = position[child]
+        if keep > len(before.words):
+            keep = len(before.words)
         table.words, table.level, table.memo = before.words[:], before.level[:], before.memo[:]
         table.p_ge, table.top, table.defined = before.p_ge[:], before.top[:], before.defined[:]
         table.position, table.component_first, table.linked = position[:], before.component_first[:], before.linked[:]
@@ -683,13 +700,12 @@ class _Table5:
         if self.words != stack:
             self._sync(stack)
         k = len(stack) - 1
-        side = self.side
         score = 0
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
             score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
             if score is None:
                 score = self._evaluate(False, k - 1, k, _N)
-        return side.inner - side.size + score + self.level[k][3]
+        return self.base + score + self.level[k][3]
 
     def reduced_total(self, stack: list[int], left: bool) -> int:
         """:meth:`total` of the stack after LA (``left``) or RA on ``stack``, from the levels of ``stack`` itself.
@@ -722,8 +738,7 @@ class _Table5:
                     score = self._evaluate(False, k - 2, j, _N)  # no level's p_ge changes
                 else:
                     score = self._reduced_item(left)
-        side = self.side
-        return side.inner - side.size + score + self.level[j][3]
+        return self.base + score + self.level[j][3]
 
     def _reduced_item(self, left: bool) -> int:
         """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
@@ -749,16 +764,19 @@ class _Table5:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
         keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
-        if keep > len(words):  # a table just started from the buffer before (rebased): usually a prefix
+        if keep >= len(words):  # a word more, or a table just started from the buffer before (rebased): a prefix
             keep = len(words) if stack[: len(words)] == words else _common_prefix(words, stack)
         elif words[:keep] != stack[:keep]:
             keep = _common_prefix(words, stack)
-        elif len(words) > keep and words[keep] == stack[keep]:
+        elif words[keep] == stack[keep]:
             keep += 1
         if len(words) > keep:
             self._truncate(keep)
-        for word in stack[keep:]:
-            self._push(word)
+        if keep == len(stack) - 1:  # one word (no slice to loop over)
+            self._push(stack[-1])
+        else:
+            for word in stack[keep:]:
+                self._push(word)
 
     def _push(self, word: int) -> None:
         """A level for ``word`` on top of the stack."""
@@ -793,9 +811,12 @@ class _Table5:
         if p is None:
             self.p_ge.append(0)
             self.top.append(0)
-        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p
-            self._set_run(p, root[p], at + 1)
-            self.defined.append(at)
+        else:  # p_ge of the levels above the last defined one (none so far) and of this one becomes p (_set_run)
+            defined = self.defined
+            start = defined[-1] + 1 if defined else 0
+            self.p_ge[start:] = [p] * (at + 1 - start)
+            self.top[start:] = [root[p]] * (at + 1 - start)
+            defined.append(at)
 
     def _truncate(self, keep: int) -> None:
         """Drop the levels from ``keep`` up (a walk drops one to three at a time: one slice each, not a pop each;
@@ -857,8 +878,9 @@ class _Table5:
         """
         if depth > _MAX_DEPTH:
             raise _TooDeep((False, i, j, q))
-        self.started += 1
-        if self.started % _CHECK_EVERY == 0:
+        self.unchecked -= 1
+        if not self.unchecked:
+            self.unchecked = _CHECK_EVERY
             self.budget.check()
         depth += 1
         span, p_ge = self.span, self.p_ge
@@ -908,8 +930,9 @@ class _Table5:
         """Table 5's score'(i, j), for i >= 0, not in the memo (``depth`` and the memo as in :meth:`_score`)."""
         if depth > _MAX_DEPTH:
             raise _TooDeep((True, i, j, _N))
-        self.started += 1
-        if self.started % _CHECK_EVERY == 0:
+        self.unchecked -= 1
+        if not self.unchecked:
+            self.unchecked = _CHECK_EVERY
             self.budget.check()
         depth += 1
         span, p_ge = self.span, self.p_ge
@@ -955,14 +978,14 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
     nothing else changed, keeps every property ``check_arrangement`` checks,
     so the caller need not run it (O(n) Python work).
     """
-    stack, old = config.stack, last.stack
+    stack, buffer, heads, _ = config  # unpacked at once: cheaper than a named tuple's attributes one by one
+    old, old_buffer, before, _ = last
     if len(stack) == len(old) + 1:
-        buffer = last.buffer
-        if buffer and stack[-1] == buffer[0] and stack[:-1] == old and config.buffer == buffer[1:] \
-                and (config.heads is last.heads or config.heads == last.heads):
+        if old_buffer and stack[-1] == old_buffer[0] and stack[:-1] == old and buffer == old_buffer[1:] \
+                and (heads is before or heads == before):
             return "SH"
         return None
-    if len(stack) != len(old) - 1 or config.buffer != last.buffer:
+    if len(stack) != len(old) - 1 or (buffer is not old_buffer and buffer != old_buffer):
         return None
     if stack == old[:-1]:
         action, word = "RA", old[-1]
@@ -970,16 +993,9 @@ def _transition(last: Configuration, config: Configuration, n: int) -> Action | 
         action, word = "LA", old[-2]
     else:
         return None
-    heads, before = config.heads, last.heads
     if 0 <= heads[word] <= n and heads[:word] == before[:word] and heads[word + 1 :] == before[word + 1 :]:
         return action
     return None
-
-
-def _arc(action: Action, stack: Sequence[int], gold: Sequence[int]) -> int:
-    """1 if ``action`` (LA or RA) on ``stack`` builds a gold arc, else 0."""
-    s0, s1 = stack[-1], stack[-2]
-    return int(gold[s1] == s0) if action == "LA" else int(gold[s0] == s1)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -988,8 +1004,8 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     Slices are compared in C: first the longest candidates (successive
     stacks usually differ in their top one or two words), then by bisection.
     """
-    high = min(len(a), len(b))
-    for length in range(high, max(high - 3, -1), -1):
+    high = len(a) if len(a) < len(b) else len(b)
+    for length in range(high, high - 3 if high > 2 else -1, -1):
         if a[:length] == b[:length]:
             return length
     low, high = 0, high - 3  # a[:low] == b[:low]; the prefix is at most high long
