@@ -704,7 +704,10 @@ class _Table5:
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
             score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
             if score is None:
-                score = self._evaluate(False, k - 1, k, _N)
+                try:  # _evaluate's first attempt, without its frame (it restarts from the memo filled so far)
+                    score = self._score(k - 1, k, _N, 0)
+                except _TooDeep:
+                    score = self._evaluate(False, k - 1, k, _N)
         return self.base + score + self.level[k][3]
 
     def reduced_total(self, stack: list[int], left: bool) -> int:
@@ -735,7 +738,10 @@ class _Table5:
             if score is None:
                 last = k - 2 if left else k - 1  # the highest level below the reduced word
                 if self.level[last][1] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
-                    score = self._evaluate(False, k - 2, j, _N)  # no level's p_ge changes
+                    try:  # no level's p_ge changes; _evaluate's first attempt, as in total
+                        score = self._score(k - 2, j, _N, 0)
+                    except _TooDeep:
+                        score = self._evaluate(False, k - 2, j, _N)
                 else:
                     score = self._reduced_item(left)
         return self.base + score + self.level[j][3]
