@@ -651,8 +651,9 @@ class _Table5:
         self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
         self.linked: list[int] = []  # the components linked to the stack, by their first level (ascending)
-        # per level: score(i, j, q) at j, key (i * 3 + q) * span + p_ge[j] (+ 0 for q = N: see the class doc);
-        # score'(i, j) at i, key -1 - j * span - p_ge[i]
+        # per level: score(i, j, q) at j, key i for q = N (no p_ge: see the class doc; no arithmetic, and a small
+        # int, for most items), else (i * 2 + q) * span + p_ge[j] (>= span > i); score'(i, j) at i, key
+        # -1 - j * span - p_ge[i]
         self.memo: list[dict[int, int]] = []
         # p_ge and its component per level, 0 for none (the root is never critical); the levels whose p is defined
         self.p_ge: list[int] = []
@@ -702,7 +703,7 @@ class _Table5:
         k = len(stack) - 1
         score = 0
         if k:  # score(k-1, k, N), looked up here first (an item of the last stack, usually)
-            score = self.memo[k].get(((k - 1) * 3 + _N) * self.span)
+            score = self.memo[k].get(k - 1)
             if score is None:
                 try:  # _evaluate's first attempt, without its frame (it restarts from the memo filled so far)
                     score = self._score(k - 1, k, _N, 0)
@@ -734,7 +735,7 @@ class _Table5:
         j = k if left else k - 1  # the top after the action
         score = 0
         if k > 1:  # score(k-2, j, N)
-            score = self.memo[j].get(((k - 2) * 3 + _N) * self.span)
+            score = self.memo[j].get(k - 2)
             if score is None:
                 last = k - 2 if left else k - 1  # the highest level below the reduced word
                 if self.level[last][1] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
@@ -904,7 +905,7 @@ class _Table5:
                 tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
-                inner = self.memo[i].get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
+                inner = self.memo[i].get(i - 1 if tau == _N else ((i - 1) * 2 + tau) * span + p_ge[i])
                 if inner is None:
                     inner = self._score(i - 1, i, tau, depth)
             best = children_i - lost + (head_j == words[i]) + inner
@@ -916,7 +917,7 @@ class _Table5:
             elif first_below_j < i:
                 below = kappa_i
             if below is not None:
-                other = memo.get((below * 3 + q) * span + (p_ge[j] if q != _N else 0))
+                other = memo.get(below if q == _N else (below * 2 + q) * span + p_ge[j])
                 if other is None:
                     other = self._score(below, j, q, depth)
                 other += gold
@@ -929,7 +930,7 @@ class _Table5:
             other += q == _N
             if other > best:
                 best = other
-        memo[(i * 3 + q) * span + (p_ge[j] if q != _N else 0)] = best
+        memo[i if q == _N else (i * 2 + q) * span + p_ge[j]] = best
         return best
 
     def _score_prime(self, i: int, j: int, depth: int) -> int:
@@ -965,7 +966,7 @@ class _Table5:
             tau = _F if p_ge[i] != j else _C
         inner = 0
         if i:
-            inner = memo.get(((i - 1) * 3 + tau) * span + (p_ge[i] if tau != _N else 0))
+            inner = memo.get(i - 1 if tau == _N else ((i - 1) * 2 + tau) * span + p_ge[i])
             if inner is None:
                 inner = self._score(i - 1, i, tau, depth)
         other = children_i + inner

@@ -418,8 +418,7 @@ def test_items_in_state_n_equal_fresh_tables_whatever_lies_above():
                 for table in oracle._tables.values():
                     span = table.span
                     for j, memo in enumerate(table.memo):
-                        items = [(key // span // 3, value) for key, value in memo.items()
-                                 if key >= 0 and key % span == 0 and key // span % 3 == nederhof._N]
+                        items = [(key, value) for key, value in memo.items() if 0 <= key < span]  # state N: key i
                         if not items:
                             continue
                         fresh = nederhof._Table5(table.side, oracle.gold, oracle._left_children, algorithm == "linear")
