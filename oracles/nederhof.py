@@ -647,8 +647,8 @@ class _Table5:
         # word -> its level, _ABSENT when off the stack; one slot more than words, never set, for the head -1 of
         # the root (so that position[gold[word]] needs no test)
         self.position: list[int] = [_ABSENT] * (len(gold) + 1)
-        # per level i: (head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
-        self.level: list[tuple[int, int | None, int | None, int, bool, bool, int, int]] = []
+        # per level i: (a_i, head, p, c, children, ban_left, ban_right, first_below, kappa), see the class doc
+        self.level: list[tuple[int, int, int | None, int | None, int, bool, bool, int, int]] = []
         self.component_first: list[int] = [_ABSENT] * len(gold)  # component root -> its first level, or _ABSENT
         self.linked: list[int] = []  # the components linked to the stack, by their first level (ascending)
         # per level: score(i, j, q) at j, key i for q = N (no p_ge: see the class doc; no arithmetic, and a small
@@ -709,7 +709,7 @@ class _Table5:
                     score = self._score(k - 1, k, _N, 0)
                 except _TooDeep:
                     score = self._evaluate(False, k - 1, k, _N)
-        return self.base + score + self.level[k][3]
+        return self.base + score + self.level[k][4]
 
     def reduced_total(self, stack: list[int], left: bool) -> int:
         """:meth:`total` of the stack after LA (``left``) or RA on ``stack``, from the levels of ``stack`` itself.
@@ -738,14 +738,14 @@ class _Table5:
             score = self.memo[j].get(k - 2)
             if score is None:
                 last = k - 2 if left else k - 1  # the highest level below the reduced word
-                if self.level[last][1] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
+                if self.level[last][2] is not None or self.p_ge[last] == (self.p_ge[k] if left else 0):
                     try:  # no level's p_ge changes; _evaluate's first attempt, as in total
                         score = self._score(k - 2, j, _N, 0)
                     except _TooDeep:
                         score = self._evaluate(False, k - 2, j, _N)
                 else:
                     score = self._reduced_item(left)
-        return self.base + score + self.level[j][3]
+        return self.base + score + self.level[j][4]
 
     def _reduced_item(self, left: bool) -> int:
         """:meth:`reduced_total`'s top item evaluated with the p_ge and top of the reduced stack (see there), when
@@ -810,8 +810,8 @@ class _Table5:
                 if component_first[component] == _ABSENT:
                     component_first[component] = at
                     linked.append(component)
-        self.level.append((head, p, kids[0] if kids else None, 0 if ban_right else len(kids), word in self.no_left,
-                           ban_right, first, first if first < at else at - 1))
+        self.level.append((word, head, p, kids[0] if kids else None, 0 if ban_right else len(kids),
+                           word in self.no_left, ban_right, first, first if first < at else at - 1))
         words.append(word)
         position[word] = at
         self.memo.append({})
@@ -893,24 +893,23 @@ class _Table5:
         span, p_ge = self.span, self.p_ge
         memo = self.memo[j]
         best = _NO
-        head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
-        head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
-        words = self.words
+        word_i, head_i, _, c_i, children_i, _, ban_right_i, _, kappa_i = self.level[i]
+        word_j, head_j, p_j, _, _, ban_left_j, _, first_below_j, _ = self.level[j]
         if not ban_right_i:  # w(i, j), a_j into a_i
-            top = self.top
-            lost = c_i is not None and q != _N and c_i == top[j]
-            if q == _N or top[i] != top[j]:  # tau(i, j, q)
-                tau = _N
-            else:
-                tau = _F if p_ge[i] != p_ge[j] else q
+            lost, tau = False, _N  # in state N no child is lost and tau(i, j, N) = N
+            if q != _N:
+                top = self.top
+                lost = c_i is not None and c_i == top[j]
+                if top[i] == top[j]:  # tau(i, j, q)
+                    tau = _F if p_ge[i] != p_ge[j] else q
             inner = 0
             if i:
                 inner = self.memo[i].get(i - 1 if tau == _N else ((i - 1) * 2 + tau) * span + p_ge[i])
                 if inner is None:
                     inner = self._score(i - 1, i, tau, depth)
-            best = children_i - lost + (head_j == words[i]) + inner
+            best = children_i - lost + (head_j == word_i) + inner
         if i > 0 and not ban_left_j:  # w(j, i), a_i into a_j
-            gold = head_i == words[j]
+            gold = head_i == word_j
             below = None
             if gold or not self.linear:
                 below = i - 1
@@ -946,7 +945,7 @@ class _Table5:
         memo = self.memo[i]
         best = _NO
         root = self.side.root
-        _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
+        _, _, p_i, _, children_i, _, _, _, kappa_i = self.level[i]
         if i > 0:
             below, target, arc = None, j, 0
             if p_i is not None and root[p_i] == root[j]:  # a_i into its head, in b_j's component
