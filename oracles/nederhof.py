@@ -770,16 +770,17 @@ class _Table5:
     def _sync(self, stack: list[int]) -> None:
         """Keep the levels of the longest prefix ``stack`` shares with the last stack; rebuild the others."""
         words = self.words
-        keep = len(stack) - 1  # the usual cases of a walk: a word more, or the top removed or replaced
-        if keep >= len(words):  # a word more, or a table just started from the buffer before (rebased): a prefix
-            keep = len(words) if stack[: len(words)] == words else _common_prefix(words, stack)
+        height, kept = len(stack), len(words)
+        keep = height - 1  # the usual cases of a walk: a word more, or the top removed or replaced
+        if keep >= kept:  # a word more, or a table just started from the buffer before (rebased): a prefix
+            keep = kept if stack[:kept] == words else _common_prefix(words, stack)
         elif words[:keep] != stack[:keep]:
             keep = _common_prefix(words, stack)
         elif words[keep] == stack[keep]:
             keep += 1
-        if len(words) > keep:
+        if kept > keep:
             self._truncate(keep)
-        if keep == len(stack) - 1:  # one word (no slice to loop over)
+        if keep == height - 1:  # one word (no slice to loop over)
             self._push(stack[-1])
         else:
             for word in stack[keep:]:
