@@ -68,3 +68,19 @@ def test_rejects_of_several_files_read_back_one_by_one(tmp_path):
     result = run_cli("filter", one, two, "--on-error", "skip", "--rejects", rejects, "-o", tmp_path / "out.conllu")
     assert result.returncode == 0, result.stderr
     assert rejects.read_bytes() == BAD + b"\n" + BAD + b"\n"
+
+
+@pytest.mark.parametrize("suffix, sentence", [
+    (".conllu", b"# sent_id = b\n1\tb\tb\tX\tX\t_\t0\troot\t_\t_\n\n"),
+    (".mrg", b"(S (X b))\n"),
+])
+def test_a_byte_order_mark_of_a_later_file_is_not_copied_into_the_middle(tmp_path, suffix, sentence):
+    """A BOM marks the start of a file; kept after the first file's text it is a character in a sentence (an
+    unreadable output). The first file's own BOM stays: the output starts with it."""
+    bom = b"\xef\xbb\xbf"
+    one, two = tmp_path / f"one{suffix}", tmp_path / f"two{suffix}"
+    one.write_bytes(bom + sentence)
+    two.write_bytes(bom + sentence)
+    result = run_cli("filter", one, two)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == bom + sentence + sentence

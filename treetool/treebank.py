@@ -236,6 +236,7 @@ class TreebankWriter:
         self._on_error = on_error
         self._out = AtomicOutput(path)
         self._unended = b""  # what the last sentence written lacks before another (see missing_separator)
+        self._started = False  # a sentence was written: another file's byte order mark is not copied
         self._sources: SourceJoiner | None = None  # joins the trees written with their input text
 
     def write(self, item: Any) -> None:
@@ -249,6 +250,9 @@ class TreebankWriter:
                 self._on_error(problem)
                 return
             data = self._sentence_bytes(item)
+            if self._started:
+                data = data.removeprefix(codecs.BOM_UTF8)  # it marks the start of a file, not of a sentence
+            self._started = True
             self._out.write(self._unended + data if self._unended else data)
             self._unended = missing_separator(data)
         else:

@@ -192,6 +192,7 @@ class SourceJoiner:
 
     def __init__(self) -> None:
         self._unended: SourcedTree | None = None  # the last tree written, when its text did not end a line
+        self._started = False  # a tree was written: a later byte order mark (a ``before``) is not copied
 
     def text(self, item: SourcedTree) -> str:
         """What to write for ``item``: the end of the last tree's line if it needs one, then ``item``'s text."""
@@ -202,7 +203,8 @@ class SourceJoiner:
             data = last.source.after  # the spaces between the two trees on their line
         else:
             data = last.source.line_end or "\n"
-        data += piece.before + piece.text
+        data += (piece.before.removeprefix(_BOM) if self._started else piece.before) + piece.text
+        self._started = True
         if not piece.joined:
             data += piece.after
         self._unended = item if piece.joined or not data.endswith(("\n", "\r")) else None
