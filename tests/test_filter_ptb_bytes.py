@@ -168,3 +168,29 @@ def test_shards_concatenate_to_one_run(tmp_path, selection):
     assert whole.returncode == 0 and all(shard.returncode == 0 for shard in shards)
     assert b"".join(shard.stdout for shard in shards) == whole.stdout
     assert sum(bool(shard.stdout) for shard in shards) > 2
+
+
+def test_text_outside_the_trees_is_not_held_in_memory():
+    """Text the reader skips as an error (a file that is no PTB, read with --on-error skip) is not copied, so
+    none of it is kept while the next bracket is awaited: the pieces of ten megabytes of it take a few kilobytes."""
+    import tracemalloc
+
+    from treetool.formats.ptb_source import TreeTexts
+
+    junk = "a line that is no tree " * 4 + "\n"  # 93 characters
+
+    def lines():
+        yield "(S (A a))\n"
+        for _ in range(100_000):
+            yield junk
+        yield "(S (B b))\n"
+
+    texts = TreeTexts()
+    tracemalloc.start()
+    try:
+        for _ in texts.lines(lines()):
+            pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000

@@ -80,7 +80,8 @@ class TreeTexts:
         self._last: TreeText | None = None  # the last piece cut, whose ``after`` is not known yet
         self._depth = 0
         self._open: list[str] = []  # the text so far of the bracket being read
-        self._gap: list[str] = []  # the input since the last piece
+        self._gap: list[str] = []  # the input since the last piece, while it is blank (see _between)
+        self._junk = False  # other text came since the last piece: the reader skips it, nothing of the gap is kept
         self._before = ""  # the first piece's
 
     def lines(self, lines: Iterable[str]) -> Iterator[str]:
@@ -105,7 +106,7 @@ class TreeTexts:
             self._open.append(line)
             return
         if not depth and "(" not in line:
-            self._gap.append(line)
+            self._between(line)
             return
         start, ended_here = 0, False  # where the text not yet placed starts; whether a piece ended on this line
         for match in _BRACKET.finditer(line):
@@ -118,20 +119,32 @@ class TreeTexts:
                 if not depth:
                     start, ended_here = self._close(line, start, match.end()), True
         self._depth = depth
-        (self._open if depth else self._gap).append(line[start:])
+        if depth:
+            self._open.append(line[start:])
+        else:
+            self._between(line[start:])
+
+    def _between(self, text: str) -> None:
+        """Text outside every bracket: kept while the gap is blank (it is copied); once other text comes (which
+        the reader skips as an error), none, so that a long stretch of it (a file that is no PTB, read with
+        ``--on-error skip``) is not held in memory."""
+        if self._junk or not _blank(text):
+            self._junk, self._gap = True, []
+        else:
+            self._gap.append(text)
 
     def _start(self, line: str, start: int, at: int, ended_here: bool) -> int:
         """A bracket opens at ``line[at]``: the text before it is the last piece's ``after`` (when blank); returns
         where the new piece's text starts."""
         begin = 0 if not ended_here and _blank(line[:at]) else at
         gap = "".join(self._gap) + line[start:begin]
-        blank = _blank(gap.removeprefix(_BOM))
+        blank = not self._junk and _blank(line[start:begin])  # the gap holds nothing else but a byte order mark
         if self._last is None:
             self._before = gap if blank else ""
         else:
             self._last.after = gap if blank else ""
             self._last.joined = ended_here and blank
-        self._gap = []
+        self._gap, self._junk = [], False
         return begin
 
     def _close(self, line: str, start: int, end: int) -> int:
@@ -146,8 +159,7 @@ class TreeTexts:
         if self._depth:
             self._add(TreeText("".join(self._open), self._first_before(), ""))
         elif self._last is not None:
-            gap = "".join(self._gap)
-            self._last.after = gap if _blank(gap) else ""
+            self._last.after = "" if self._junk else "".join(self._gap)
 
     def _first_before(self) -> str:
         return self._before if self._last is None else ""
