@@ -37,7 +37,7 @@ from typing import IO
 
 from ..errors import TreebankError
 from ..shard import Shard, Window, WindowReader, find_window
-from .damage import DECOMPRESSION_ERRORS, decompression_error, is_decompression_error, refuse_nul_bytes
+from .damage import decoding_errors, refuse_nul_bytes
 from .files import close_input, open_binary_input, reject_binary
 
 __all__ = ["Vocabulary", "unknown_class", "ascii_lower", "oracle_record", "oracle_record_from_lines", "OracleBlock",
@@ -218,16 +218,12 @@ def read_oracle_file(path: str, on_error, shard: Shard | None = None) -> Iterato
 def _text_lines(stream: IO[bytes], path: str) -> Iterator[str]:
     """The lines of ``stream`` without their ends; binary data (an archive, a NUL byte anywhere) or damaged
     compressed data is an error (see :mod:`.damage`)."""
-    try:
+    with decoding_errors(stream, path):
         reject_binary(stream.peek(4096)[:4096], path)
         for number, raw in enumerate(stream, 1):
             if b"\x00" in raw:
                 refuse_nul_bytes(raw, number, path)
             yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
-    except DECOMPRESSION_ERRORS as err:
-        if not is_decompression_error(err):
-            raise
-        raise decompression_error(stream, err, path) from None
 
 
 def _blocks(lines: Iterable[str], first_line: int = 1) -> Iterator[tuple[int, list[str]]]:
