@@ -194,3 +194,16 @@ def test_text_outside_the_trees_is_not_held_in_memory():
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000
+
+
+def test_rejects_of_several_files_stay_apart(tmp_path):
+    """A file's last tree, refused, may lack its final newline (an unclosed bracket ends its file): the next
+    file's refused tree starts a line of its own, or the two would be read back as one unclosed bracket."""
+    one, two = tmp_path / "one.mrg", tmp_path / "two.mrg"
+    one.write_bytes(b"(S (A a))\n(S (B b)")
+    two.write_bytes(b"(X )\n(S (C c))\n")
+    rejects = tmp_path / "rejects.mrg"
+    result = run_cli("filter", one, two, "--on-error", "skip", "--rejects", rejects)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b"(S (A a))\n(S (C c))\n"
+    assert rejects.read_bytes() == b"(S (B b)\n(X )\n"

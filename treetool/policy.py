@@ -37,8 +37,9 @@ class ErrorPolicy:
             if isinstance(error.raw, bytes):  # a CoNLL sentence: it may lack the blank line before the next one
                 self._rejects.write(self._unended + error.raw)
                 self._unended = missing_separator(error.raw)
-            else:  # PTB lines or an oracle block: brackets and blocks need no blank line between them
-                self._rejects.write(error.raw.encode("utf-8", "surrogateescape"))
+            else:  # PTB text or an oracle block: no blank line needed, but a line end (a last one may lack it)
+                self._rejects.write(self._unended + error.raw.encode("utf-8", "surrogateescape"))
+                self._unended = b"" if error.raw.endswith("\n") else b"\n"
 
     def close(self, ok: bool = True) -> None:
         """Finish the rejects file (renamed into place only when ``ok``)."""
