@@ -31,7 +31,9 @@ def select_sentences(
 
     ``projective`` keeps projective (True) or non-projective (False) trees
     and needs dependency sentences; lengths count words (for PTB trees the
-    leaves, empty elements excepted; a tree with its input text, :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose ``# sent_id`` is in the collection.
+    leaves, empty elements excepted; a tree with its input text,
+    :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose
+    ``# sent_id`` is in the collection.
     """
     for item in items:
         n = _length(item)
