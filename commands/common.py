@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -413,12 +414,22 @@ class Terminated(BaseException):
         self.signum = signum
 
 
+_handled = [0]  # how many times a handler below has run: the resender's sign that its signal arrived
+
+
 def _terminate(signum: int, frame: Any) -> None:
+    _handled[0] += 1
     raise Terminated(signum)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    _handled[0] += 1
+    raise KeyboardInterrupt
+
+
 def unwind_on_termination() -> None:
-    """Make SIGTERM and SIGHUP raise :class:`Terminated` (a signal ignored on entry, as under nohup, stays so).
+    """Make SIGTERM and SIGHUP raise :class:`Terminated`, SIGINT KeyboardInterrupt (a signal ignored or
+    handled otherwise on entry, as under nohup, stays so).
 
     Python runs a signal's handler at the next instruction of the main thread, which may be inside a
     finaliser (an abandoned generator being closed, a ``__del__``): an exception raised there is "ignored",
@@ -428,6 +439,8 @@ def unwind_on_termination() -> None:
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
             signal.signal(signum, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
     if sys.unraisablehook is not _resend_lost_signals:
         global _unraisable_before
         _unraisable_before = sys.unraisablehook
@@ -440,18 +453,38 @@ _unraisable_before: Callable[[Any], None] = sys.unraisablehook
 def _resend_lost_signals(unraisable: Any) -> None:
     """``sys.unraisablehook``: a signal's exception raised in a finaliser is sent again, not lost.
 
-    A short thread sends it to the main thread: sent from the main thread itself, the handler would run
-    inside this hook (``os.kill`` runs pending handlers before it returns) and be lost again; sent to the
-    process, another thread could take it, and a main thread blocked on a read would never wake.
+    The signal that raised it again can come while this hook still runs (its handler's exception would
+    escape the hook and be lost for good): then it is sent once more.
     """
-    err = unraisable.exc_value
-    if isinstance(err, (Terminated, KeyboardInterrupt)):
-        if sys.is_finalizing():  # the run's work is over (its outputs committed): nothing left to stop
-            return None
-        signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
-        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, signum))
-        return None
-    return _unraisable_before(unraisable)
+    try:
+        err = unraisable.exc_value
+        if not isinstance(err, (Terminated, KeyboardInterrupt)):
+            return _unraisable_before(unraisable)
+        if not sys.is_finalizing():  # else the run's work is over (its outputs committed): nothing left to stop
+            _send_again(err)
+    except (Terminated, KeyboardInterrupt) as again:
+        _send_again(again)
+    return None
+
+
+def _send_again(err: Terminated | KeyboardInterrupt) -> None:
+    """Send ``err``'s signal to the main thread from a short thread, again every 50 ms until a handler runs.
+
+    From the main thread itself the handler would run inside the hook (``os.kill`` runs pending handlers
+    before it returns); sent to the process, another thread could take it, and a main thread blocked on a
+    read would never wake.  Once is not enough: a signal that arrives after the main thread's last check
+    but before it blocks in ``read`` only sets Python's flag, and the read waits for ever (seen under load).
+    Sending again only while no handler has run keeps a delivered signal from raising twice.
+    """
+    signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
+    _thread.start_new_thread(_send_until_handled, (signum, _handled[0]))
+
+
+def _send_until_handled(signum: int, handled: int) -> None:
+    main = threading.main_thread()
+    while main.is_alive() and _handled[0] == handled:
+        signal.pthread_kill(main.ident, signum)  # type: ignore[arg-type]
+        time.sleep(0.05)
 
 
 def run_app(app: typer.Typer) -> None:
