@@ -154,7 +154,7 @@ def in_process(path: Path, system_name: str, labeled: bool, folder: Path, repeat
                 out.write(dependency_jsonl(sent_id, walk).encode("utf-8"))
 
     def parquet() -> None:
-        with ParquetOutput(str(folder / "inprocess.parquet"), StepColumns(labeled), {"command": "annotate"}) as out:
+        with ParquetOutput(str(folder / "inprocess.parquet"), StepColumns(system, labeled), {"command": "annotate"}) as out:
             for sent_id, walk in walks():
                 out.write(walk_record(sent_id, walk))
 

@@ -189,7 +189,7 @@ def annotate_command(
         metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
                     "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
         open_output = functools.partial(parquet_output, output,
-                                        lambda: StepColumns(labeled, None if actions is None else actions.actions),
+                                        lambda: StepColumns(chosen, labeled, None if actions is None else actions.actions),
                                         metadata)
     else:
         walk = functools.partial(_walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], **limits)

@@ -81,6 +81,8 @@ RUNS = [
     ("nm-arc-eager", "--variant", "LD", "--labeled"),
     ("arc-standard", "--policy", "explore"),
     ("swap", "--labeled", "--max-length", "6", "--on-error", "skip"),
+    ("attardi", "--labeled", "--policy", "explore", "--error-rate", "0.4"),
+    ("nm-arc-eager", "--variant", "D", "--policy", "explore", "--error-rate", "0.5", "--seed", "3"),
 ]
 
 
@@ -100,8 +102,34 @@ def test_every_value_of_the_parquet_file_is_the_jsonl_one(tmp_path, run_options)
         assert row == record
     metadata = json.loads(file.metadata.metadata[b"treetool"])
     assert metadata["command"] == "annotate" and metadata["schema_version"] == 1 and metadata["labelled"] == labelled
-    assert metadata["system"] == get_system(system, **({"variant": "LD"} if system == "nm-arc-eager" else {})).describe()
+    variant = {"variant": options[options.index("--variant") + 1]} if "--variant" in options else {}
+    assert metadata["system"] == get_system(system, **variant).describe()
     assert set(metadata["actions"]) == {a for r in records for a in [*r["costs"], *r["optimal"], r["action"]]}
+
+
+@pytest.mark.parametrize("system", ["arc-eager", "swap"])
+def test_a_predicted_walk_with_its_own_labels_is_the_jsonl_one(tmp_path, system):
+    """The actions taken carry the predicted tree's labels: the writer, which replays the configurations from
+    the actions, must give the labels they set, not the gold ones."""
+    rng = random.Random(5)
+    predicted = []
+    for number, (heads, _) in enumerate(treebank(tmp_path / "gold.conllu")):
+        n = len(heads) - 1
+        tree = rooted_tree(n, rng)
+        predicted.append(f"# sent_id = s{number}\n")
+        predicted += [f"{w}\tw{w}\t_\t_\t_\t_\t{tree[w]}\t{'root' if tree[w] == 0 else rng.choice(LABELS)}\t_\t_\n"
+                      for w in range(1, n + 1)]
+        predicted.append("\n")
+    (tmp_path / "predicted.conllu").write_text("".join(predicted), encoding="utf-8")
+    records, file = annotate_both(tmp_path, "--system", system, "--labeled", "--policy", "predicted", "--predicted",
+                                  tmp_path / "predicted.conllu", "--on-error", "skip",
+                                  *(["--max-length", "7"] if system == "swap" else []))
+    rows = file.read().to_pylist()
+    assert len(rows) == len(records) > 0
+    assert any(r["labels"] != rows[0]["labels"] for r in rows)
+    for row, record in zip(rows, records):
+        assert {k: row[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "labels", "action")} == \
+            {k: record[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "labels", "action")}
 
 
 def test_a_row_group_without_any_label_yet(tmp_path):
@@ -268,7 +296,7 @@ def test_a_write_failure_in_the_writer_process_leaves_no_file_and_says_only_why(
 def test_a_writer_process_that_ends_early_fails_the_run_and_leaves_no_file(tmp_path):
     """The writer process killed (as the out-of-memory killer would): the run's close says so, and the file is
     dropped; a writer that said nothing is never taken for one that finished."""
-    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
+    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(get_system("arc-eager"), False), {})
     os.kill(out._writer.pid, signal.SIGKILL)
     record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [-1, 2, 0, 2]))
     with pytest.raises(FileAccessError, match="writer process ended before finishing the file"):
@@ -288,14 +316,14 @@ class _Unpicklable(step_columns.StepColumns):
 
 def test_columns_that_cannot_reach_the_writer_leave_no_file(tmp_path):
     with pytest.raises(TypeError, match="cannot be pickled"):
-        ParquetOutput(str(tmp_path / "s.parquet"), _Unpicklable(False), {})
+        ParquetOutput(str(tmp_path / "s.parquet"), _Unpicklable(get_system("arc-eager"), False), {})
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_broken_pipe_in_the_writer_is_a_write_failure_not_a_reader_gone(tmp_path):
     """The command line takes a BrokenPipeError for its reader gone away (exit 0): the writer's own, met
     writing the file, must fail the run."""
-    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {}) as out:
+    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(get_system("arc-eager"), False), {}) as out:
         with pytest.raises(FileAccessError, match="s.parquet"):
             out._raise_failure(BrokenPipeError(32, "Broken pipe"))
 
@@ -303,7 +331,7 @@ def test_a_broken_pipe_in_the_writer_is_a_write_failure_not_a_reader_gone(tmp_pa
 def test_an_interrupt_while_waiting_for_the_writer_drops_the_file_and_ends_the_writer(tmp_path, monkeypatch):
     """^C or a signal's exception arriving while close waits for the writer (the last moment of every run): no
     file, not even the temporary one, and no writer left running."""
-    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {})
+    out = ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(get_system("arc-eager"), False), {})
     record = step_columns.walk_record("s1", annotate_sentence(get_system("arc-eager"), [-1, 2, 0, 2]))
 
     waited = ParquetOutput._outcome
@@ -327,7 +355,7 @@ def test_a_parquet_output_leaves_the_jobs_pool_free_to_fork(tmp_path):
 
     if sys.platform == "darwin" or not hasattr(os, "fork"):
         pytest.skip("the pool forks only where fork is the platform's ordinary start method")
-    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(False), {}):
+    with ParquetOutput(str(tmp_path / "s.parquet"), step_columns.StepColumns(get_system("arc-eager"), False), {}):
         assert start_method() == "fork"
 
 

@@ -10,11 +10,12 @@ actions, in the system's legal order) or, with an action vocabulary
 -1 where illegal, as ``oracle.cost_vector`` gives them.
 
 Writing must stay cheap beside the walk, so the run's process does little more
-than pickle each walk's fields (:func:`walk_record`: one ``zip`` and one
-``pickle.dumps``, which keeps the tuples a walk passes on unchanged as one
-object); the writer process (:class:`~treetool.formats.parquet.ParquetOutput`)
-does the rest on the other core (``--jobs`` workers pack their own walks:
-:func:`walk_record`'s ``packed``). In packing too no Python code runs per step:
+than pickle what each walk did (:func:`walk_record`: its costs, optimal
+actions and actions taken); the writer process
+(:class:`~treetool.formats.parquet.ParquetOutput`) replays the configurations
+from the actions (:func:`replayed`) and does the rest on the other core
+(``--jobs`` workers pack their own walks: :func:`walk_record`'s ``packed``).
+In packing no Python code runs per step:
 a walk's columns (:data:`SEGMENTS`) are packed into one run of C ints by a
 single ``struct.pack`` over C iterators (``zip``, ``map``, ``chain``), its
 spellings as ids of the walk's own (the run's ids are given in input order,
@@ -36,12 +37,12 @@ import pickle
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from .parquet import pyarrow_modules
 
-__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "SequenceColumns", "SentenceSteps", "StepColumns", "gather", "sentence_steps",
-           "walk_record"]
+__all__ = ["ROWS_PER_GROUP", "SEGMENTS", "Replayable", "SequenceColumns", "SentenceSteps", "StepColumns", "gather",
+           "replayed", "sentence_steps", "walk_record"]
 
 #: Rows per row group: the unit of writing and of the reader's shuffling. The writer process's memory grows with
 #: it (a group filling, the previous one being turned into columns and written); at 16,384 it peaks at about
@@ -75,21 +76,57 @@ class SentenceSteps(NamedTuple):
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
-def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False) -> bytes:
-    """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its fields, one
-    tuple each (``zip``), and with ``vector(step)`` given (numpy, C ints), the steps' cost vectors. The
-    pickle keeps a tuple the walk passes on unchanged as one object, which :func:`sentence_steps` packs once.
+#: The fields of a step that a walk's record carries when the writer replays its configurations (costs,
+#: optimal, action): the others are the configuration the step starts from.
+_TAKEN = operator.itemgetter(5, 6, 7)
 
-    ``packed``: the walk's :class:`SentenceSteps` instead, packed here. The run's own process leaves the
-    packing to the writer process, on the other core; ``--jobs`` workers pack their walks themselves, in
-    parallel, or the one writer process would pack every walk of all the workers (about 1.5 us a step: the
-    bottleneck from three workers on).
+
+class Replayable(Protocol):
+    """What the writer needs of a transition system to replay a walk: its configurations, from the initial one
+    of ``n`` words by the actions taken (``treetool.oracles`` systems; the core names no system)."""
+
+    def initial(self, n: int, labeled: bool = False) -> Any: ...
+
+    def apply(self, config: Any, action: Any) -> Any: ...
+
+
+def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False) -> bytes:
+    """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its length, what
+    it did at each step (costs, optimal actions, action taken: one tuple each, by ``zip``) and, with
+    ``vector(step)`` given (numpy, C ints), the steps' cost vectors.
+
+    The configurations (stack, buffer, heads, labels) are left out: the writer process replays them from the
+    actions (:meth:`StepColumns.add`), on the other core, and pickling them would cost the run's process
+    about 0.3 s on EWT, two thirds of the whole hand-over.
+
+    ``packed``: the walk's :class:`SentenceSteps` instead, packed here from all its fields. The run's own
+    process leaves the replaying and packing to the writer process; ``--jobs`` workers pack their walks
+    themselves, in parallel, or the one writer process would replay and pack every walk of all the workers
+    (the bottleneck from three workers on).
     """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
-    fields = tuple(zip(*steps))
-    record = sentence_steps(sent_id, fields, vectors) if packed else (sent_id, fields, vectors)
-    return pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
+    if packed:
+        return pickle.dumps(sentence_steps(sent_id, tuple(zip(*steps)), vectors), pickle.HIGHEST_PROTOCOL)
+    n = len(steps[0][3]) - 1 if steps else 0  # heads: n + 1 entries
+    return pickle.dumps((sent_id, n, tuple(zip(*map(_TAKEN, steps))), vectors), pickle.HIGHEST_PROTOCOL)
+
+
+def replayed(system: Replayable, labelled: bool, n: int, taken: Sequence[tuple]) -> tuple[tuple, ...]:
+    """A walk's fields (one tuple per field of a step, as ``zip(*steps)`` gives them; the first, the step
+    numbers, left as None) from its record's ``taken`` (costs, optimal, actions): the configurations replayed
+    from the initial one of ``n`` words. The same ``apply`` as the walk's gives the same tuples, unchanged
+    ones passed on as the same objects (which :func:`sentence_steps` packs once)."""
+    if not taken:
+        return ()
+    costs, optimal, actions = taken
+    apply, config = system.apply, system.initial(n, labeled=labelled)
+    configs = [config]
+    for action in itertools.islice(actions, len(actions) - 1):  # the last action's result is no step's
+        config = apply(config, action)
+        configs.append(config)
+    stacks, buffers, heads, labels = zip(*configs)
+    return None, stacks, buffers, heads, labels, costs, optimal, actions
 
 
 def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None = None) -> SentenceSteps:
@@ -196,13 +233,14 @@ class StepColumns:
     each a record batch (:meth:`batch`). Made in the run's process and pickled to the writer process, where
     pyarrow is imported (:meth:`schema`), so the run never imports it.
 
+    ``system``: the walks' transition system, which replays their configurations (:func:`replayed`).
     ``vocabulary``: the action spellings by id, for ``cost:`` columns (None:
     ``legal`` + ``costs`` lists). ``actions`` lists every spelling met, by
     dictionary id; with a vocabulary it starts as the vocabulary.
     """
 
-    def __init__(self, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
-        self.labelled, self.vocabulary = labelled, vocabulary
+    def __init__(self, system: Replayable, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
+        self.system, self.labelled, self.vocabulary = system, labelled, vocabulary
         # Read here, in the run's process, and pickled with the object: the writer process imports the module
         # afresh, so a group size set for the run (tests use small groups) would not reach it otherwise.
         self.rows_per_group = ROWS_PER_GROUP
@@ -229,9 +267,13 @@ class StepColumns:
         fields += [("optimal", pa.list_(spelled)), ("action", spelled)]
         return pa.schema(fields)
 
-    def add(self, record: SentenceSteps | tuple[str, Sequence[tuple], bytes | None]) -> _Group | None:
+    def add(self, record: SentenceSteps | tuple[str, int, Sequence[tuple], bytes | None]) -> _Group | None:
         """Take one walk (a record of :func:`walk_record`, unpickled); the row group when it is full, else None."""
-        walk = record if isinstance(record, SentenceSteps) else sentence_steps(*record)
+        if isinstance(record, SentenceSteps):
+            walk = record
+        else:
+            sent_id, n, taken, vectors = record
+            walk = sentence_steps(sent_id, replayed(self.system, self.labelled, n, taken), vectors)
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
         return self.flush() if self._group.rows >= self.rows_per_group else None
