@@ -37,7 +37,7 @@ def filter_command(
     ] = None,
     min_words: Annotated[Optional[int], typer.Option("--min-words", min=0, metavar="N", help="Keep sentences with at least N words.", show_default=False)] = None,
     max_words: Annotated[Optional[int], typer.Option("--max-words", min=0, metavar="N", help="Keep sentences with at most N words.", show_default=False)] = None,
-    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Keep sentences whose sent_id is listed in FILE (one per line).", show_default=False)] = None,
+    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Keep the sentences listed in FILE (one per line) by sent_id, or, for a sentence without one, by its position in its file as diff names it (3 = the third).", show_default=False)] = None,
     from_format: FromFormat = None,
     to: ToFormat = None,
     drop_traces: Annotated[bool, typer.Option("--drop-traces", help="PTB: remove -NONE- elements and the constituents left empty.")] = False,

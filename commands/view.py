@@ -33,8 +33,9 @@ def _console() -> Any:
 
 
 def _header(sentence: Sentence, where: str) -> Iterator[Text]:
-    title = sentence.sent_id if sentence.sent_id is not None else "(no sent_id)"
-    yield Text(f"# sent_id = {title}   ({where})", style="bold")
+    # without a sent_id, the name diff and --ids use, never a made-up "# sent_id" comment
+    title = f"sent_id = {sentence.sent_id}" if sentence.sent_id else f"sentence {sentence.position}"
+    yield Text(f"# {title}   ({where})", style="bold")
     text = sentence.comment_value("text")
     if text is not None:
         yield Text(f"# text = {text}")
@@ -74,8 +75,8 @@ def _draw_ptb(trees: Iterable[Any], path: str, width: int) -> Iterator[list[Text
 def view_command(
     ctx: typer.Context,
     files: Files,
-    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Draw the sentences whose sent_id is listed in FILE (one per line).", show_default=False)] = None,
-    sent_id: Annotated[Optional[list[str]], typer.Option("--sent-id", metavar="ID", help="Draw the sentence with this sent_id (repeat for several).", show_default=False)] = None,
+    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Draw the sentences listed in FILE (one per line) by sent_id, or, for a sentence without one, by its position in its file as diff names it (3 = the third).", show_default=False)] = None,
+    sent_id: Annotated[Optional[list[str]], typer.Option("--sent-id", metavar="ID", help="Draw the sentence with this sent_id, or at this position if it has none, as for --ids (repeat for several).", show_default=False)] = None,
     non_projective: Annotated[bool, typer.Option("--non-projective", help="Draw only the non-projective trees.")] = False,
     compare: Annotated[Optional[str], typer.Option("--compare", metavar="OTHER", help="Draw OTHER's analysis of the same sentences on the right, marking (≠) the words whose HEAD or DEPREL differ.", show_default=False)] = None,
     max_lanes: Annotated[int, typer.Option("--max-lanes", min=1, metavar="N", help="Draw trees whose arcs fit in N lanes (two columns each); a wider one gets a line saying so.")] = MAX_LANES,
@@ -86,6 +87,8 @@ def view_command(
     An arrowhead marks the dependent's end of each arc; non-projective arcs
     are dashed (and red on a terminal).  PTB input is drawn as indented
     brackets.  Colour only on a terminal: piped, the output is plain text.
+    Each drawing starts with a line naming the sentence: "# sent_id = ID",
+    or "# sentence N" (its position in its file) when it has no sent_id.
 
     Examples:
 

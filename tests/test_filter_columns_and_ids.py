@@ -68,3 +68,16 @@ def test_an_ids_file_as_editors_write_it_matches_every_id(tmp_path, encoding):
     result = run_cli("filter", EN, "--ids", ids)
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     assert re.findall(r"^# sent_id = (.*)$", result.stdout.decode(), re.M) == ["en-1", "en-2"]
+
+
+def test_ids_select_sentences_without_sent_id_by_the_position_diff_names_them(tmp_path):
+    first = "1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    second = "1\tb\t_\t_\t_\t_\t2\tx\t_\t_\n2\tc\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    gold, other = tmp_path / "gold.conllu", tmp_path / "other.conllu"
+    gold.write_text(first + second)
+    other.write_text(first + second.replace("\t2\tx", "\t0\tx").replace("\t0\troot\t_\t_\n\n", "\t1\troot\t_\t_\n\n"))
+    assert run_cli("diff", gold, other).stdout.startswith(b"sentence 2 (")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("2\n")
+    result = run_cli("filter", gold, "--ids", ids)
+    assert (result.returncode, result.stdout, result.stderr) == (0, second.encode(), b"")

@@ -266,3 +266,15 @@ def test_a_limit_of_one_lane_is_said_in_the_singular(tmp_path):
     path.write_text("".join(f"{d}\tw\tw\tX\tX\t_\t{h}\tdep\t_\t_\n" for d, h in [(1, 0), (2, 1), (3, 1), (4, 2)]) + "\n")
     result = run_cli("view", path, "--max-lanes", "1")
     assert b"need more than 1 lane;" in result.stdout
+
+
+def test_view_names_a_sentence_without_sent_id_by_position_and_selects_it_so(tmp_path):
+    path = tmp_path / "no_ids.conllu"
+    path.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tb\t_\t_\t_\t_\t2\tx\t_\t_\n2\tc\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("2\n")
+    for option in (["--ids", ids], ["--sent-id", "2"]):
+        result = run_cli("view", path, *option)
+        assert result.returncode == 0 and result.stderr == b""
+        headers = [line for line in result.stdout.decode().splitlines() if line.startswith("#")]
+        assert headers == [f"# sentence 2   ({path}:3)"]

@@ -32,8 +32,10 @@ def select_sentences(
     ``projective`` keeps projective (True) or non-projective (False) trees
     and needs dependency sentences; lengths count words (for PTB trees the
     leaves, empty elements excepted; a tree with its input text,
-    :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose
-    ``# sent_id`` is in the collection.
+    :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose name
+    is in the collection: the name ``diff`` reports them by
+    (:meth:`Sentence.identifier`), the ``# sent_id``, else the 1-based
+    position in the file, so that sentences without ids can be selected.
     """
     for item in items:
         n = _length(item)
@@ -42,10 +44,13 @@ def select_sentences(
         if max_words is not None and n > max_words:
             continue
         if ids is not None:
-            if not isinstance(item, Sentence) or item.sent_id not in ids:
+            if not isinstance(item, Sentence):
+                continue
+            name = item.identifier(item.position)
+            if name not in ids:
                 continue
             if seen_ids is not None:
-                seen_ids.add(item.sent_id)
+                seen_ids.add(name)
         if projective is not None and is_projective(item.heads) != projective:
             continue
         yield item
