@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from treetool.filtering import read_ids, select_sentences
+from treetool.filtering import read_ids, refuse_unparsed, select_sentences
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
@@ -54,7 +54,9 @@ def filter_command(
     text, then the line's end).  It can also decompress, convert (CoNLL-U to
     CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB
     brackets (--drop-traces, --strip-functions, --remove-wrapper: then each
-    tree is written on one line, single-spaced).
+    tree is written on one line, single-spaced).  CoNLL sentences not yet
+    parsed (every HEAD '_') are selected too, except by --projective and
+    --non-projective, which need their heads.
 
     Examples:
 
@@ -79,7 +81,10 @@ def filter_command(
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:
-            items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **(ptb_options if in_fmt == "ptb" else {}))
+            options = ptb_options if in_fmt == "ptb" else {"unparsed": True}  # heads needed by --projective only
+            items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **options)
+            if projective is not None:
+                items = refuse_unparsed(items, "--projective" if projective else "--non-projective", policy)
             for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
                 writer.write(item)
     warn_dropped(writer)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
+from .errors import TreebankError
 from .formats.files import read_text_file
 from .formats.ptb import word_count
 from .formats.ptb_source import SourcedTree
@@ -52,6 +53,23 @@ def select_sentences(
             if seen_ids is not None:
                 seen_ids.add(name)
         if projective is not None and is_projective(item.heads) != projective:
+            continue
+        yield item
+
+
+def refuse_unparsed(items: Iterable[Any], needed_by: str,
+                    on_error: Callable[[TreebankError], None]) -> Iterator[Any]:
+    """``items`` without the sentences read without a tree (every HEAD ``_``), each passed to ``on_error``.
+
+    For a selection that judges trees (projectivity) of a file read with
+    ``unparsed=True``: the error names ``needed_by``, the option that needs
+    heads, since reading the file without it is no error.
+    """
+    for item in items:
+        if isinstance(item, Sentence) and not item.has_tree:
+            on_error(TreebankError(f"HEAD is '_' (the sentence is not parsed): {needed_by} needs its heads",
+                                   filename=item.filename, line=item.line + item.word_row(1), sent_id=item.sent_id,
+                                   raw=item.raw))
             continue
         yield item
 
