@@ -169,7 +169,7 @@ OnErrorOpt = Annotated[
 ]
 Rejects = Annotated[
     Optional[str],
-    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
+    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged (and the text outside brackets of PTB input).", show_default=False),
 ]
 
 

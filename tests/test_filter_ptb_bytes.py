@@ -79,6 +79,32 @@ def test_rejects_get_the_refused_trees_input_text(tmp_path):
     assert rejects.read_text() == bad + "(X )\n"
 
 
+def test_rejects_get_the_text_outside_brackets_each_line_of_it_counted(tmp_path):
+    """Text outside every bracket is skipped as an error: --rejects gets it (its own text, one line's stretch at a
+    time, each counted), so that the rejects hold everything the output lacks."""
+    text = "(S (A a))\n*x* a header line\n   and its next\n(S (B b)) ) stray (S (C c))\n"
+    path = tmp_path / "in.mrg"
+    path.write_text(text)
+    rejects = tmp_path / "rejects.mrg"
+    for option in ((), ("--strip-functions",)):
+        result = run_cli("filter", path, *option, "--on-error", "skip", "--rejects", rejects)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.decode() == "(S (A a))\n(S (B b))\n(S (C c))\n"
+        assert rejects.read_text() == "*x* a header line\nand its next\n) stray\n"
+        assert result.stderr.decode().startswith(f"skipped 3 bad sentences (first: {path}:2: leaf '*x*' outside")
+
+
+@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b" \n\t\n\n", b"\xef\xbb\xbf\r\n"])
+@pytest.mark.parametrize("suffix", [".mrg", ".conllu"])
+def test_an_input_of_nothing_but_blanks_gives_no_output_and_no_complaint(tmp_path, data, suffix):
+    """As CoNLL-U input of only blank lines (or a byte order mark) is no sentence, so is PTB input."""
+    path = tmp_path / f"blank{suffix}"
+    path.write_bytes(data)
+    rejects = tmp_path / "rejects.out"
+    result = run_cli("filter", path, "--on-error", "skip", "--rejects", rejects)
+    assert (result.returncode, result.stdout, result.stderr, rejects.read_bytes()) == (0, b"", b"", b"")
+
+
 @pytest.mark.parametrize("option", ["--drop-traces", "--strip-functions", "--remove-wrapper"])
 def test_an_option_that_changes_trees_writes_one_per_line(tmp_path, option):
     data = INDENTED.replace("\n", "\r\n").encode()
