@@ -42,7 +42,7 @@ REFUSED = [
     (["projectivize", EN, "--method", "pseudo", "--root", "any"], "--root"),
     (["projectivize", EN, "--method", "pseudo", "--ties", "lift"], "--ties"),
     (["stats", EN, "--rejects", "r.conllu"], "--rejects"),
-    (["projectivize", EN, "--on-timeout", "skip"], "--on-timeout"),
+    (["projectivize", EN, "--method", "pseudo", "--on-timeout", "skip"], "--on-timeout"),
     (["projectivize", EN, "--method", "pseudo", "--max-seconds", "1", "--on-timeout", "lift"], "--on-timeout"),
 ]
 
