@@ -67,6 +67,17 @@ def test_a_tree_sharing_its_line_is_its_own_text_then_the_line_end(tmp_path, end
     assert filtered(tmp_path, data, "--min-words", "3").decode() == f"(S (D d) (E e) (F f)){end}"
 
 
+def test_ids_select_trees_by_their_number_in_their_file(tmp_path):
+    """As a CoNLL sentence without sent_id: the n-th tree of its file is "n", refused trees counted too."""
+    text = "(S (A a))\n(S (B b)) (X ) (S (C c)\n  (D d))\n"
+    ids = tmp_path / "ids.txt"
+    ids.write_text("4\n2\n")
+    assert filtered(tmp_path, text.encode(), "--ids", str(ids), "--on-error", "skip").decode() == (
+        "(S (B b))\n(S (C c)\n  (D d))\n")
+    assert filtered(tmp_path, text.encode(), "--ids", str(ids), "--on-error", "skip", "--remove-wrapper").decode() == (
+        "(S (B b))\n(S (C c) (D d))\n")
+
+
 def test_rejects_get_the_refused_trees_input_text(tmp_path):
     bad = "( (S\n    (NP-SBJ )\n    (VP (VBD ran) )))\n"  # a constituent without children
     text = "(S (A a))\n" + bad + "\n(S (B b)) (X ) (S (C c))\n"

@@ -32,7 +32,6 @@ REFUSED = [
     (["filter", EN, "--drop-traces"], "--drop-traces"),
     (["filter", EN, "--strip-functions"], "--strip-functions"),
     (["filter", EN, "--remove-wrapper"], "--remove-wrapper"),
-    (["filter", PTB, "--ids", EN], "--ids"),
     (["filter", PTB, "--non-projective"], "--non-projective"),
     (["view", PTB, "--max-lanes", "5"], "--max-lanes"),
     (["projectivize", EN, "--scheme", "head"], "--scheme"),

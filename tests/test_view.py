@@ -197,9 +197,21 @@ def test_view_compare_marks_what_projectivize_changed(tmp_path):
 def test_view_draws_ptb_as_brackets_and_refuses_dependency_options():
     result = run_cli("view", SAMPLE_DATA / "wsj_sample.mrg")
     assert result.returncode == 0 and b"(NP-SBJ-1 (DT The) (NN company))" in result.stdout
-    for option in (["--non-projective"], ["--sent-id", "x"], ["--compare", EN]):
+    for option in (["--non-projective"], ["--compare", EN]):
         refused = run_cli("view", SAMPLE_DATA / "wsj_sample.mrg", *option)
         assert refused.returncode == 2 and b"needs a dependency treebank" in refused.stderr
+
+
+def test_view_selects_ptb_trees_by_their_number(tmp_path):
+    path = tmp_path / "three.mrg"
+    path.write_text("(S (A a))\n(S (B b))\n(S (C c))\n")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("3\n1\n")
+    for option in (["--ids", ids], ["--sent-id", "3", "--sent-id", "1"]):
+        result = run_cli("view", path, *option)
+        assert result.returncode == 0 and result.stderr == b""
+        headers = [line for line in result.stdout.decode().splitlines() if line.startswith("#")]
+        assert headers == [f"# tree 1   ({path})", f"# tree 3   ({path})"]
 
 
 def test_view_compare_needs_one_file_and_aligned_sentences(tmp_path):

@@ -19,6 +19,15 @@ def _length(item: Any) -> int:
     return word_count(item.tree if isinstance(item, SourcedTree) else item)
 
 
+def sentence_name(item: Any) -> str | None:
+    """The name ``--ids`` selects ``item`` by, the one ``diff`` reports it by: a CoNLL sentence's
+    :meth:`Sentence.identifier` (its ``# sent_id``, else its 1-based position in its file); a PTB tree read with its
+    text (:class:`SourcedTree`) its position, the number ``view`` heads it with; None for a tree without one."""
+    if isinstance(item, Sentence):
+        return item.identifier(item.position)
+    return str(item.position) if isinstance(item, SourcedTree) else None
+
+
 def select_sentences(
     items: Iterable[Any],
     *,
@@ -33,10 +42,8 @@ def select_sentences(
     ``projective`` keeps projective (True) or non-projective (False) trees
     and needs dependency sentences; lengths count words (for PTB trees the
     leaves, empty elements excepted; a tree with its input text,
-    :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose name
-    is in the collection: the name ``diff`` reports them by
-    (:meth:`Sentence.identifier`), the ``# sent_id``, else the 1-based
-    position in the file, so that sentences without ids can be selected.
+    :class:`SourcedTree`, by its tree); ``ids`` keeps the items whose
+    :func:`sentence_name` is in the collection.
     """
     for item in items:
         n = _length(item)
@@ -45,10 +52,8 @@ def select_sentences(
         if max_words is not None and n > max_words:
             continue
         if ids is not None:
-            if not isinstance(item, Sentence):
-                continue
-            name = item.identifier(item.position)
-            if name not in ids:
+            name = sentence_name(item)
+            if name is None or name not in ids:
                 continue
             if seen_ids is not None:
                 seen_ids.add(name)
