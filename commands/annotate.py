@@ -29,7 +29,7 @@ from treetool.treebank import read_treebank
 from .common import (
     Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
     Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
-    parquet_output, refuse_inapplicable, run_options, shard_input, on_timeout_rule,
+    parquet_output, refuse_inapplicable, run_options, shard_input, on_timeout_rule, SEARCH_LIMITS, TABLE_LIMIT,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason
@@ -70,7 +70,7 @@ RULES = (
              "acts only with exact search (--oracle exact, or a system without a published dynamic oracle)"),
     OnlyWhen(("vocabulary",), lambda v: v["output_format"] == "parquet", "needs --format parquet"),
     no_lift("annotate"),
-    on_timeout_rule(lambda v: v["exact"]),
+    on_timeout_rule(lambda v: v["exact"] or v["cubic"], f"{SEARCH_LIMITS}, or arc-standard's cubic algorithm ({TABLE_LIMIT})"),
 )
 
 
@@ -122,7 +122,9 @@ def annotate_command(
     configurations per sentence (default 100,000, about 4 s: swap then
     covers every sentence of up to 7 words) or --max-length words, and a
     sentence beyond either is skipped and counted on stderr. --max-seconds
-    bounds any system's walk.
+    bounds any system's walk. Arc-standard's cubic algorithm (for a
+    non-projective tree) and --loss paper skip a sentence whose tables would
+    take more than 1 GB. --on-timeout fail makes any of these an error.
 
     \b
     jsonl: {"sent_id", "step", "stack", "buffer", "heads", ["labels",]
@@ -175,7 +177,7 @@ def annotate_command(
                                 "for PTB trees use --system top-down or in-order", filename=path)
     inputs = dependency_inputs(ctx, files, from_format)
     kind = _oracle_kind(chosen, oracle)
-    refuse_inapplicable(ctx, RULES, exact=kind == "exact",
+    refuse_inapplicable(ctx, RULES, exact=kind == "exact", cubic=_runs_cubic(chosen, kind, algorithm),
                         oracle_options=chosen.oracle_spec.options if kind == "dynamic" else ())
     if policy.value == "predicted" and predicted is None:
         raise InapplicableOption("--policy predicted needs --predicted FILE")
@@ -196,7 +198,7 @@ def annotate_command(
         open_output = functools.partial(AtomicOutput, output)
     beyond = OutOfReach("exact search" if kind == "exact" else "oracle",
                         fail=on_timeout is not None and on_timeout.value == "fail")
-    cubic_note = _cubic_note if _runs_cubic_unbounded(chosen, kind, algorithm, max_seconds) else None
+    cubic_note = _cubic_note if _runs_cubic(chosen, kind, algorithm) and max_seconds is None else None
     with (
         error_policy(on_error, rejects) as errors,
         open_output() as out,
@@ -237,10 +239,10 @@ def annotate_command(
     beyond.report()
 
 
-def _runs_cubic_unbounded(system: TransitionSystem, kind: str, algorithm: Any, max_seconds: float | None) -> bool:
-    """Whether a non-projective sentence gets arc-standard's cubic algorithm with no time budget."""
+def _runs_cubic(system: TransitionSystem, kind: str, algorithm: Any) -> bool:
+    """Whether a non-projective sentence gets arc-standard's cubic algorithm (whose tables are limited to 1 GB)."""
     chosen = algorithm.value if algorithm is not None else "auto"
-    return system.name == "arc-standard" and kind == "dynamic" and chosen in ("auto", "cubic") and max_seconds is None
+    return system.name == "arc-standard" and kind == "dynamic" and chosen in ("auto", "cubic")
 
 
 def _cubic_note(sentences: Iterator[tuple[int, Sentence]]) -> Iterator[tuple[int, Sentence]]:

@@ -31,7 +31,7 @@ import typer
 from typer.core import TyperCommand
 
 from treetool.shard import Shard, splittable_size
-from treetool.budget import ON_TIMEOUT_MODES
+from treetool.budget import MAX_TABLE_BYTES, ON_TIMEOUT_MODES
 from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
@@ -170,7 +170,7 @@ OnErrorOpt = Annotated[
 ]
 Rejects = Annotated[
     Optional[str],
-    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
+    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged (and the text outside brackets of PTB input).", show_default=False),
 ]
 
 
@@ -185,9 +185,11 @@ OnTimeoutOpt = Annotated[
     Optional[OnTimeout],
     typer.Option(
         "--on-timeout", show_default=False,
-        help="With --max-seconds (annotate's exact search: also --max-length, --max-states), a sentence beyond the "
-        "bound is: skip = left out, fail = an error (exit 2), lift = projectivize only, written with its cheap "
-        "fallback. Their ids go to stderr [default: lift for projectivize --method optimal, else skip].",
+        help="A sentence beyond --max-seconds, or beyond a limit of the work itself (annotate's exact search: "
+        "--max-length, --max-states; the " + f"{MAX_TABLE_BYTES >> 30}" + " GB a sentence's tables may take: projectivize "
+        "--method optimal, arc-standard's cubic algorithm, --loss paper) is: skip = left out, fail = an error "
+        "(exit 2), lift = projectivize only, written with its cheap fallback. Their ids go to stderr "
+        "[default: lift for projectivize --method optimal, else skip].",
     ),
 ]
 def _jobs(value: int) -> int:
@@ -712,14 +714,21 @@ COMMON_RULES: tuple[Rule, ...] = (
 )
 
 
-def on_timeout_rule(search_bounded: Callable[[dict[str, Any]], bool] | None = None) -> OnlyWhen:
-    """``--on-timeout`` acts where a sentence can run out of a bound: ``--max-seconds``, or, where
-    ``search_bounded`` holds, exhaustive search's ``--max-length`` and ``--max-states`` (their defaults act too).
-    A command's rule, not a common one: whether its search runs is known only once its options are read."""
-    if search_bounded is None:
+#: What bounds exhaustive search besides ``--max-seconds`` (the defaults of both act), for :func:`on_timeout_rule`.
+SEARCH_LIMITS = "exhaustive search (bounded by --max-length and --max-states)"
+
+#: The bound of the algorithms whose tables grow faster than the sentence (:func:`treetool.budget.refuse_large_table`).
+TABLE_LIMIT = f"bounded by the {MAX_TABLE_BYTES >> 30} GB its tables may take"
+
+
+def on_timeout_rule(bounded: Callable[[dict[str, Any]], bool] | None = None, bounds: str = "") -> OnlyWhen:
+    """``--on-timeout`` acts where a sentence can run out of a bound: ``--max-seconds``, or, where ``bounded``
+    holds, a limit of the work itself, which ``bounds`` names (:data:`SEARCH_LIMITS`, :data:`TABLE_LIMIT`).
+    A command's rule, not a common one: which of its algorithms runs is known only once its options are read."""
+    if bounded is None:
         return OnlyWhen(("on_timeout",), lambda v: v["max_seconds"] is not None, "needs --max-seconds")
-    return OnlyWhen(("on_timeout",), lambda v: v["max_seconds"] is not None or search_bounded(v),
-                    "needs --max-seconds, or exhaustive search (bounded by --max-length and --max-states)")
+    return OnlyWhen(("on_timeout",), lambda v: v["max_seconds"] is not None or bounded(v),
+                    f"needs --max-seconds, or {bounds}")
 
 
 def no_lift(command: str) -> OnlyWhen:

@@ -33,8 +33,8 @@ from treetool.formats.steps import constituency_jsonl
 from treetool.parallel import SentencePool
 from treetool.treebank import display_name, read_treebank
 
-from .common import (InapplicableOption, OnlyWhen, choices, error_policy, input_formats, no_lift, on_timeout_rule,
-                     refuse_inapplicable)
+from .common import (SEARCH_LIMITS, TABLE_LIMIT, InapplicableOption, OnlyWhen, choices, error_policy, input_formats,
+                     no_lift, on_timeout_rule, refuse_inapplicable)
 from .out_of_reach import OutOfReach, out_of_reach_reason
 from .progress import SentenceProgress
 
@@ -53,7 +53,7 @@ RULES = (
     OnlyWhen(("max_length", "max_states"), lambda v: v["loss"] not in ("paper", "authors"),
              "acts only with exhaustive search (--loss exact or search), not with --loss paper or authors"),
     no_lift("annotate"),
-    on_timeout_rule(lambda v: v["loss"] not in ("paper", "authors")),
+    on_timeout_rule(lambda v: v["loss"] != "authors", f"{SEARCH_LIMITS}, or --loss paper ({TABLE_LIMIT})"),
     *(OnlyWhen(("output_format",), lambda v, fmt=fmt: v["output_format"] != fmt,
                f"{fmt} is for dependency systems; constituency steps are written as jsonl only") for fmt in ("tsv", "parquet")),
 )

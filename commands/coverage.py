@@ -27,7 +27,7 @@ from .common import (
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options
 
-COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"]
+COLUMNS = ["file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree", "skipped"]
 RULES = (
     OnlyWhen(("max_degree",), lambda v: v["bottom_up"], "applies to attardi and arc-standard only"),
     OnlyWhen(("max_seconds",), lambda v: v["searches"],
@@ -68,6 +68,8 @@ def coverage_command(
     A system of your own without a static oracle is searched per sentence;
     --max-seconds bounds that, and a sentence that runs out of time is left
     out of every count (skip, the default, with its id on stderr) or an error.
+    "skipped" counts the sentences read but not counted (out of time, or bad
+    input under --on-error skip): sentences + skipped = sentences read.
 
     Examples:
 
@@ -98,6 +100,7 @@ def coverage_command(
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
             counter = CoverageCounter(chosen, max_degree, path)
+            bad_before = policy.skipped  # the pool hands the reader's errors to the policy in input order
             for (position, sentence), outcome in progress.track(counted, path, lambda r: len(r[0][1].raw)):
                 try:
                     counter.result.merge(outcome.get())
@@ -106,6 +109,8 @@ def coverage_command(
                         raise TreebankError(str(err), filename=path, line=sentence.line,
                                             sent_id=sentence.sent_id) from None
                     timed_out.append(sentence.location())
+                    counter.result.skipped += 1
+            counter.result.skipped += policy.skipped - bad_before
             per_file.append(counter.result)
             total.merge(counter.result)
     if timed_out:

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from treetool.filtering import read_ids, select_sentences
+from treetool.filtering import read_ids, refuse_unparsed, select_sentences
+from treetool.formats.ptb_source import SourcedTree
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
@@ -19,8 +20,6 @@ RULES = (
     OnlyWhen(PTB_OPTIONS, lambda v: v["formats"] == {"ptb"}, "acts on Penn Treebank input only"),
     OnlyWhen(("projective",), lambda v: "ptb" not in v["formats"],
              "needs a dependency treebank (CoNLL-U or CoNLL-X): PTB trees have no arcs"),
-    OnlyWhen(("ids",), lambda v: "ptb" not in v["formats"],
-             "needs a dependency treebank (CoNLL-U or CoNLL-X): PTB trees have no sentence ids"),
     OnlyWhen(("max_words",), lambda v: v["min_words"] is None or v["min_words"] <= v["max_words"],
              "is below --min-words: no sentence can match"),
 )
@@ -37,7 +36,7 @@ def filter_command(
     ] = None,
     min_words: Annotated[Optional[int], typer.Option("--min-words", min=0, metavar="N", help="Keep sentences with at least N words.", show_default=False)] = None,
     max_words: Annotated[Optional[int], typer.Option("--max-words", min=0, metavar="N", help="Keep sentences with at most N words.", show_default=False)] = None,
-    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Keep sentences whose sent_id is listed in FILE (one per line).", show_default=False)] = None,
+    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Keep the sentences listed in FILE (one per line) by sent_id, or, for a sentence without one (and a PTB tree), by its position in its file as diff names it (3 = the third).", show_default=False)] = None,
     from_format: FromFormat = None,
     to: ToFormat = None,
     drop_traces: Annotated[bool, typer.Option("--drop-traces", help="PTB: remove -NONE- elements and the constituents left empty.")] = False,
@@ -54,7 +53,9 @@ def filter_command(
     text, then the line's end).  It can also decompress, convert (CoNLL-U to
     CoNLL-X, with a count of what CoNLL-X cannot hold) and clean PTB
     brackets (--drop-traces, --strip-functions, --remove-wrapper: then each
-    tree is written on one line, single-spaced).
+    tree is written on one line, single-spaced).  CoNLL sentences not yet
+    parsed (every HEAD '_') are selected too, except by --projective and
+    --non-projective, which need their heads.
 
     Examples:
 
@@ -74,14 +75,18 @@ def filter_command(
     from treetool.formats.ptb import Bracket
 
     changes_trees = drop_traces or strip_functions or remove_wrapper
+    # a tree read with its text also knows its position, which --ids selects PTB trees by
     ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper,
-                       node=Bracket, source_text=not changes_trees)
+                       node=Bracket, source_text=not changes_trees or wanted is not None)
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:
-            items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **(ptb_options if in_fmt == "ptb" else {}))
+            options = ptb_options if in_fmt == "ptb" else {"unparsed": True}  # heads needed by --projective only
+            items = read_treebank(path, in_fmt, on_error=policy, shard=shard, **options)
+            if projective is not None:
+                items = refuse_unparsed(items, "--projective" if projective else "--non-projective", policy)
             for item in select_sentences(items, projective=projective, min_words=min_words, max_words=max_words, ids=wanted, seen_ids=seen):
-                writer.write(item)
+                writer.write(item.tree if changes_trees and isinstance(item, SourcedTree) else item)
     warn_dropped(writer)
     if wanted is not None and len(seen) < len(wanted):
         missing = len(wanted) - len(seen)

@@ -21,7 +21,7 @@ from .common import (
     Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, DependencyToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
-    on_timeout_rule, warn_dropped,
+    TABLE_LIMIT, on_timeout_rule, warn_dropped,
 )
 from .progress import SentenceProgress
 
@@ -43,7 +43,7 @@ RULES = (
     OnlyWhen(("plot",), lambda v: v["count"], "needs --count (it plots the counts)"),
     OnlyWhen(("on_timeout",), lambda v: v["method"] == "optimal" or v["on_timeout"] != "lift",
              "lift applies to --method optimal only: pseudo-projectivization is the lifting (use skip or fail)"),
-    on_timeout_rule(),
+    on_timeout_rule(lambda v: v["method"] == "optimal", f"--method optimal ({TABLE_LIMIT})"),
 )
 
 REPORT_COLUMNS = [
@@ -102,9 +102,10 @@ def projectivize_command(
     their DEPREL (optimal) or get MaltParser's encoded labels (pseudo).
     The report also gives, per file, the accuracy of both methods (Nederhof
     2019, Table 6: pseudo with the head scheme, labels stripped, vs optimal).
-    With --max-seconds, a sentence whose optimal DP runs out of time is
-    written with MaltParser's baseline lifting (projective, labels untouched),
-    left out, or an error (--on-timeout lift|skip|fail). Pseudo-projectivization
+    A sentence whose optimal DP runs out of time (--max-seconds) or would
+    need tables of more than 1 GB is written with MaltParser's baseline
+    lifting (projective, labels untouched), left out, or an error
+    (--on-timeout lift|skip|fail). Pseudo-projectivization
     takes --max-seconds too (a tree whose arcs mostly cross needs a lift per
     word: minutes for a few thousand words); its default is skip.
 

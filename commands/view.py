@@ -13,6 +13,7 @@ from treetool.compare import aligned_sentences
 from treetool.drawing import MAX_LANES, NON_PROJECTIVE_STYLE, TooWide, draw_comparison, draw_tree, non_projective_legend
 from treetool.filtering import read_ids, select_sentences
 from treetool.formats.ptb import Bracket, indented_tree
+from treetool.formats.ptb_source import SourcedTree
 from treetool.report import plain_console
 from treetool.sentence import Sentence
 from treetool.treebank import read_treebank
@@ -21,7 +22,7 @@ from .common import Files, FromFormat, OnlyWhen, cli_command, dependency_inputs,
 
 DEPENDENCY_ONLY = "needs a dependency treebank (CoNLL-U or CoNLL-X)"
 RULES = (
-    OnlyWhen(("ids", "sent_id", "non_projective", "compare", "max_lanes"), lambda v: "ptb" not in v["formats"], DEPENDENCY_ONLY),
+    OnlyWhen(("non_projective", "compare", "max_lanes"), lambda v: "ptb" not in v["formats"], DEPENDENCY_ONLY),
     OnlyWhen(("compare",), lambda v: len(v["files"]) == 1, "compares one FILE with OTHER"),
     OnlyWhen(("sent_id",), lambda v: v["ids"] is None, "cannot be combined with --ids"),
 )
@@ -33,8 +34,9 @@ def _console() -> Any:
 
 
 def _header(sentence: Sentence, where: str) -> Iterator[Text]:
-    title = sentence.sent_id if sentence.sent_id is not None else "(no sent_id)"
-    yield Text(f"# sent_id = {title}   ({where})", style="bold")
+    # without a sent_id, the name diff and --ids use, never a made-up "# sent_id" comment
+    title = f"sent_id = {sentence.sent_id}" if sentence.sent_id else f"sentence {sentence.position}"
+    yield Text(f"# {title}   ({where})", style="bold")
     text = sentence.comment_value("text")
     if text is not None:
         yield Text(f"# text = {text}")
@@ -65,17 +67,19 @@ def _not_drawn(err: TooWide) -> Text:
     return Text(f"(not drawn: {err}; --max-lanes N draws wider trees)")
 
 
-def _draw_ptb(trees: Iterable[Any], path: str, width: int) -> Iterator[list[Text]]:
-    for number, tree in enumerate(trees, 1):
-        yield [Text(f"# tree {number}   ({path})", style="bold"), Text(indented_tree(tree, margin=max(40, width)))]
+def _draw_ptb(trees: Iterable[SourcedTree], path: str, width: int) -> Iterator[list[Text]]:
+    """Each tree indented, headed by its position in its file: the name --ids and --sent-id select it by."""
+    for item in trees:
+        yield [Text(f"# tree {item.position}   ({path})", style="bold"),
+               Text(indented_tree(item.tree, margin=max(40, width)))]
 
 
 @cli_command
 def view_command(
     ctx: typer.Context,
     files: Files,
-    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Draw the sentences whose sent_id is listed in FILE (one per line).", show_default=False)] = None,
-    sent_id: Annotated[Optional[list[str]], typer.Option("--sent-id", metavar="ID", help="Draw the sentence with this sent_id (repeat for several).", show_default=False)] = None,
+    ids: Annotated[Optional[str], typer.Option("--ids", metavar="FILE", help="Draw the sentences listed in FILE (one per line) by sent_id, or, for a sentence without one (and a PTB tree), by its position in its file as diff names it (3 = the third).", show_default=False)] = None,
+    sent_id: Annotated[Optional[list[str]], typer.Option("--sent-id", metavar="ID", help="Draw the sentence with this sent_id, or at this position if it has none, as for --ids (repeat for several).", show_default=False)] = None,
     non_projective: Annotated[bool, typer.Option("--non-projective", help="Draw only the non-projective trees.")] = False,
     compare: Annotated[Optional[str], typer.Option("--compare", metavar="OTHER", help="Draw OTHER's analysis of the same sentences on the right, marking (≠) the words whose HEAD or DEPREL differ.", show_default=False)] = None,
     max_lanes: Annotated[int, typer.Option("--max-lanes", min=1, metavar="N", help="Draw trees whose arcs fit in N lanes (two columns each); a wider one gets a line saying so.")] = MAX_LANES,
@@ -86,6 +90,9 @@ def view_command(
     An arrowhead marks the dependent's end of each arc; non-projective arcs
     are dashed (and red on a terminal).  PTB input is drawn as indented
     brackets.  Colour only on a terminal: piped, the output is plain text.
+    Each drawing starts with a line naming the sentence: "# sent_id = ID",
+    or "# sentence N" (its position in its file) when it has no sent_id;
+    a PTB tree's, "# tree N".
 
     Examples:
 
@@ -115,8 +122,8 @@ def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Option
     """The drawing of every selected sentence, in input order."""
     projective = False if non_projective else None
 
-    def selected(sentence: Sentence) -> bool:
-        return any(select_sentences((sentence,), projective=projective, ids=wanted, seen_ids=seen))
+    def selected(item: Any) -> bool:
+        return any(select_sentences((item,), projective=projective, ids=wanted, seen_ids=seen))
 
     if compare is not None:
         (path, fmt), = inputs
@@ -126,8 +133,9 @@ def _drawings(ctx: typer.Context, inputs: list[tuple[str, str]], compare: Option
                 yield _draw_pair(sentence, other, max_lanes)
         return
     for path, fmt in inputs:
-        if fmt == "ptb":
-            yield from _draw_ptb(read_treebank(path, fmt, node=Bracket), path, width)
+        if fmt == "ptb":  # read with their text, which gives their positions
+            trees = read_treebank(path, fmt, node=Bracket, source_text=True)
+            yield from _draw_ptb((tree for tree in trees if selected(tree)), path, width)
             continue
         for sentence in read_treebank(path, fmt):
             if selected(sentence):

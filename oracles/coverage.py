@@ -26,7 +26,12 @@ NO_DEGREE = "none"
 
 @dataclass
 class Coverage:
-    """Counts for one file (or the total); JSON keys are the field names."""
+    """Counts for one file (or the total); JSON keys are the field names.
+
+    ``sentences`` are those counted; ``skipped`` those read but not counted
+    (bad input under ``--on-error skip``, a search out of time), so that
+    the two add up to the sentences read.
+    """
 
     file: str = "total"
     sentences: int = 0
@@ -35,9 +40,10 @@ class Coverage:
     derivable: int = 0
     canonical_failures: int | None = None  # bottom-up systems only
     min_degree: Counter | None = None  # Attardi systems only: degree (or "none") -> trees
+    skipped: int = 0
 
     def merge(self, other: Coverage) -> None:
-        for name in ("sentences", "words", "non_projective", "derivable"):
+        for name in ("sentences", "words", "non_projective", "derivable", "skipped"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if other.canonical_failures is not None:
             self.canonical_failures = (self.canonical_failures or 0) + other.canonical_failures
@@ -48,7 +54,7 @@ class Coverage:
         out: dict[str, Any] = {
             "file": self.file, "sentences": self.sentences, "words": self.words,
             "non_projective": self.non_projective, "derivable": self.derivable,
-            "canonical_failures": self.canonical_failures, "min_degree": None,
+            "canonical_failures": self.canonical_failures, "min_degree": None, "skipped": self.skipped,
         }
         if self.min_degree is not None:
             keys = [*(str(d) for d in range(1, max_degree + 1)), NO_DEGREE]

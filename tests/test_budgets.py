@@ -112,10 +112,20 @@ def test_tables_too_large_are_refused_and_counted(inputs):
     annotate = runner.invoke(app, ["annotate", str(inputs["random"]), "--system", "arc-standard"])
     assert annotate.exit_code == 0, annotate.stderr
     assert "1 sentence skipped: the cubic algorithm's tables for 10000 buffer words would take" in annotate.stderr
-    project = runner.invoke(app, ["projectivize", str(inputs["random"]), "--on-timeout", "skip",
-                                  "--max-seconds", "60"])
+    project = runner.invoke(app, ["projectivize", str(inputs["random"]), "--on-timeout", "skip"])
     assert project.exit_code == 0 and project.stdout == ""
     assert "the optimal projectivization's tables for 10000 words would take" in project.stderr
+
+
+@pytest.mark.parametrize("command", [["projectivize"], ["annotate", "--system", "arc-standard"]])
+def test_on_timeout_acts_on_the_table_limit_without_max_seconds(inputs, command):
+    """The 1 GB table limit skips a sentence with no --max-seconds given: --on-timeout says what to do with it."""
+    what = "optimal projectivization's" if command[0] == "projectivize" else "cubic algorithm's"
+    failed = runner.invoke(app, [command[0], str(inputs["random"]), *command[1:], "--on-timeout", "fail"])
+    assert failed.exit_code == 2 and failed.stdout == ""
+    assert failed.stderr.startswith(f"{inputs['random']}:1: ") and f"the {what} tables for 10000" in failed.stderr
+    skipped = runner.invoke(app, [command[0], str(inputs["random"]), *command[1:], "--on-timeout", "skip"])
+    assert skipped.exit_code == 0 and skipped.stdout == "" and f"the {what} tables for 10000" in skipped.stderr
 
 
 # --------------------------------------------------------------------------

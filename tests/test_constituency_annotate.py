@@ -23,7 +23,7 @@ from treetool.oracles.constituency.gold_index import GoldIndex
 from treetool.oracles.constituency.paper_loss import paper_loss
 from treetool.formats.ptb import read_ptb_file
 
-from conftest import force_workers, run_cli, shared_path
+from conftest import SAMPLE_DATA, force_workers, run_cli, shared_path
 
 SYSTEMS = {"top-down": {}, "in-order": {}, "top-down, 3 open": {"max_open_nts": 3}}
 
@@ -312,6 +312,16 @@ def test_stdin_needs_labels(tmp_path):
 def test_help_shows_a_constituency_example():
     result = run_cli("annotate", "--help")
     assert b"--system in-order" in result.stdout and b"--loss paper" in result.stdout
+
+
+def test_on_timeout_is_taken_by_the_losses_that_can_skip_a_tree_without_max_seconds():
+    """--loss paper's lists are limited to 1 GB a tree: --on-timeout applies; the authors' loss has no limit."""
+    path = SAMPLE_DATA / "wsj_sample.mrg"
+    plain = run_cli("annotate", path, "--system", "in-order", "--loss", "paper")
+    failing = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-timeout", "fail")
+    assert (failing.returncode, failing.stdout, failing.stderr) == (0, plain.stdout, plain.stderr)
+    refused = run_cli("annotate", path, "--system", "in-order", "--loss", "authors", "--on-timeout", "fail")
+    assert refused.returncode == 2 and refused.stderr.startswith(b"treetool: error: --on-timeout needs --max-seconds")
 
 
 def test_a_tree_beyond_max_length_fails_naming_the_search_once(tmp_path):

@@ -68,3 +68,39 @@ def test_an_ids_file_as_editors_write_it_matches_every_id(tmp_path, encoding):
     result = run_cli("filter", EN, "--ids", ids)
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     assert re.findall(r"^# sent_id = (.*)$", result.stdout.decode(), re.M) == ["en-1", "en-2"]
+
+
+def test_ids_select_sentences_without_sent_id_by_the_position_diff_names_them(tmp_path):
+    first = "1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    second = "1\tb\t_\t_\t_\t_\t2\tx\t_\t_\n2\tc\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+    gold, other = tmp_path / "gold.conllu", tmp_path / "other.conllu"
+    gold.write_text(first + second)
+    other.write_text(first + second.replace("\t2\tx", "\t0\tx").replace("\t0\troot\t_\t_\n\n", "\t1\troot\t_\t_\n\n"))
+    assert run_cli("diff", gold, other).stdout.startswith(b"sentence 2 (")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("2\n")
+    result = run_cli("filter", gold, "--ids", ids)
+    assert (result.returncode, result.stdout, result.stderr) == (0, second.encode(), b"")
+
+
+def test_filter_copies_unparsed_sentences_unless_a_selection_needs_heads(tmp_path):
+    two = "# sent_id = u1\r\n1\ta\t_\t_\t_\t_\t_\t_\t_\t_\r\n2\tb\t_\t_\t_\t_\t_\t_\t_\t_\r\n\r\n"
+    one = "# sent_id = u2\r\n# text = c\r\n1\tc\t_\t_\t_\t_\t_\t_\t_\t_\r\n\r\n\r\n"
+    path = tmp_path / "tokenised.conllu"
+    path.write_bytes((two + one).encode())
+    ids = tmp_path / "ids.txt"
+    ids.write_text("u1\n")
+    for args, expected in [((), two + one), (("--max-words", "1"), one), (("--min-words", "2"), two),
+                           (("--ids", ids), two)]:
+        result = run_cli("filter", path, *args)
+        assert (result.returncode, result.stdout, result.stderr) == (0, expected.encode(), b""), args
+    refused = run_cli("filter", path, "--non-projective")
+    assert refused.returncode == 2 and refused.stdout == b""
+    assert refused.stderr.decode().startswith(f"{path}:2: ") and "--non-projective needs its heads" in refused.stderr.decode()
+    rejects = tmp_path / "rejects.conllu"
+    skipped = run_cli("filter", path, "--projective", "--on-error", "skip", "--rejects", rejects)
+    assert skipped.returncode == 0 and skipped.stdout == b"" and rejects.read_bytes() == (two + one).encode()
+    half = tmp_path / "half.conllu"  # a HEAD '_' beside numeric heads is malformed, whatever the selection
+    half.write_text("1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    malformed = run_cli("filter", half, "--max-words", "5")
+    assert malformed.returncode == 2 and malformed.stderr.decode().startswith(f"{half}:1: HEAD must be")

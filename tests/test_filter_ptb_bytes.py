@@ -67,6 +67,17 @@ def test_a_tree_sharing_its_line_is_its_own_text_then_the_line_end(tmp_path, end
     assert filtered(tmp_path, data, "--min-words", "3").decode() == f"(S (D d) (E e) (F f)){end}"
 
 
+def test_ids_select_trees_by_their_number_in_their_file(tmp_path):
+    """As a CoNLL sentence without sent_id: the n-th tree of its file is "n", refused trees counted too."""
+    text = "(S (A a))\n(S (B b)) (X ) (S (C c)\n  (D d))\n"
+    ids = tmp_path / "ids.txt"
+    ids.write_text("4\n2\n")
+    assert filtered(tmp_path, text.encode(), "--ids", str(ids), "--on-error", "skip").decode() == (
+        "(S (B b))\n(S (C c)\n  (D d))\n")
+    assert filtered(tmp_path, text.encode(), "--ids", str(ids), "--on-error", "skip", "--remove-wrapper").decode() == (
+        "(S (B b))\n(S (C c) (D d))\n")
+
+
 def test_rejects_get_the_refused_trees_input_text(tmp_path):
     bad = "( (S\n    (NP-SBJ )\n    (VP (VBD ran) )))\n"  # a constituent without children
     text = "(S (A a))\n" + bad + "\n(S (B b)) (X ) (S (C c))\n"
@@ -77,6 +88,32 @@ def test_rejects_get_the_refused_trees_input_text(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == "(S (A a))\n(S (B b))\n(S (C c))\n"
     assert rejects.read_text() == bad + "(X )\n"
+
+
+def test_rejects_get_the_text_outside_brackets_each_line_of_it_counted(tmp_path):
+    """Text outside every bracket is skipped as an error: --rejects gets it (its own text, one line's stretch at a
+    time, each counted), so that the rejects hold everything the output lacks."""
+    text = "(S (A a))\n*x* a header line\n   and its next\n(S (B b)) ) stray (S (C c))\n"
+    path = tmp_path / "in.mrg"
+    path.write_text(text)
+    rejects = tmp_path / "rejects.mrg"
+    for option in ((), ("--strip-functions",)):
+        result = run_cli("filter", path, *option, "--on-error", "skip", "--rejects", rejects)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.decode() == "(S (A a))\n(S (B b))\n(S (C c))\n"
+        assert rejects.read_text() == "*x* a header line\nand its next\n) stray\n"
+        assert result.stderr.decode().startswith(f"skipped 3 bad sentences (first: {path}:2: leaf '*x*' outside")
+
+
+@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b" \n\t\n\n", b"\xef\xbb\xbf\r\n"])
+@pytest.mark.parametrize("suffix", [".mrg", ".conllu"])
+def test_an_input_of_nothing_but_blanks_gives_no_output_and_no_complaint(tmp_path, data, suffix):
+    """As CoNLL-U input of only blank lines (or a byte order mark) is no sentence, so is PTB input."""
+    path = tmp_path / f"blank{suffix}"
+    path.write_bytes(data)
+    rejects = tmp_path / "rejects.out"
+    result = run_cli("filter", path, "--on-error", "skip", "--rejects", rejects)
+    assert (result.returncode, result.stdout, result.stderr, rejects.read_bytes()) == (0, b"", b"", b"")
 
 
 @pytest.mark.parametrize("option", ["--drop-traces", "--strip-functions", "--remove-wrapper"])

@@ -270,7 +270,7 @@ def test_budget_options_are_refused_where_they_cannot_act():
     sample = SAMPLE_DATA / "en_sample.conllu"
     for args, word in (
         (["--method", "pseudo", "--max-seconds", "1", "--on-timeout", "lift"], "--on-timeout"),
-        (["--on-timeout", "skip"], "--on-timeout"),
+        (["--method", "pseudo", "--on-timeout", "skip"], "--on-timeout"),
         (["--max-seconds", "0"], "--max-seconds"),
         (["--max-seconds", "-1"], "--max-seconds"),
     ):

@@ -32,7 +32,6 @@ REFUSED = [
     (["filter", EN, "--drop-traces"], "--drop-traces"),
     (["filter", EN, "--strip-functions"], "--strip-functions"),
     (["filter", EN, "--remove-wrapper"], "--remove-wrapper"),
-    (["filter", PTB, "--ids", EN], "--ids"),
     (["filter", PTB, "--non-projective"], "--non-projective"),
     (["view", PTB, "--max-lanes", "5"], "--max-lanes"),
     (["projectivize", EN, "--scheme", "head"], "--scheme"),
@@ -42,7 +41,7 @@ REFUSED = [
     (["projectivize", EN, "--method", "pseudo", "--root", "any"], "--root"),
     (["projectivize", EN, "--method", "pseudo", "--ties", "lift"], "--ties"),
     (["stats", EN, "--rejects", "r.conllu"], "--rejects"),
-    (["projectivize", EN, "--on-timeout", "skip"], "--on-timeout"),
+    (["projectivize", EN, "--method", "pseudo", "--on-timeout", "skip"], "--on-timeout"),
     (["projectivize", EN, "--method", "pseudo", "--max-seconds", "1", "--on-timeout", "lift"], "--on-timeout"),
 ]
 

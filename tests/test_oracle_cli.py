@@ -153,7 +153,7 @@ def test_coverage_json_keys_and_counts():
     result = run("coverage", EN, DE, "--system", "attardi", "--degree", "2", "--format", "json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
-    keys = {"file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree"}
+    keys = {"file", "sentences", "words", "non_projective", "derivable", "canonical_failures", "min_degree", "skipped"}
     for row in [*doc["files"], doc["total"]]:
         assert set(row) == keys
     for row, path in zip(doc["files"], [EN, DE]):
@@ -167,6 +167,28 @@ def test_coverage_json_keys_and_counts():
     total = doc["total"]
     for key in ("sentences", "words", "non_projective", "derivable", "canonical_failures"):
         assert total[key] == sum(row[key] for row in doc["files"])
+
+
+GOOD_WORD = "1\tw\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+BAD_HEAD = "1\tw\t_\t_\t_\t_\t5\troot\t_\t_\n\n"  # HEAD beyond the sentence: refused by the reader
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_coverage_reports_the_skipped_sentences_of_each_file(tmp_path, jobs):
+    """Sentences read = counted + skipped, per file, in every report form; bad sentences at a file's end and
+    at the next file's start are each that file's."""
+    first, second = tmp_path / "first.conllu", tmp_path / "second.conllu"
+    first.write_text(GOOD_WORD + BAD_HEAD)
+    second.write_text(BAD_HEAD + GOOD_WORD + GOOD_WORD + BAD_HEAD + GOOD_WORD)
+    args = ("coverage", first, second, "--on-error", "skip", "--jobs", jobs)
+    doc = json.loads(run(*args, "--format", "json").stdout)
+    assert [(row["sentences"], row["skipped"]) for row in doc["files"]] == [(1, 1), (3, 2)]
+    assert (doc["total"]["sentences"], doc["total"]["skipped"]) == (4, 3)
+    tsv = run(*args, "--format", "tsv").stdout.decode().splitlines()
+    assert [line.split("\t")[-1] for line in tsv] == ["skipped", "1", "2", "3"]
+    table = run(*args).stdout.decode()
+    rows = [line.split("│")[1:-1] for line in table.splitlines() if line.startswith("│ skipped ")]
+    assert [[cell.strip() for cell in row] for row in rows] == [["skipped", "1", "2", "3"]]
 
 
 @pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid", "nm-arc-eager", "swap"])
@@ -234,6 +256,7 @@ def test_max_seconds_bounds_the_generic_search():
     assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{EN}:")
     counted = user_system_run("coverage", str(EN), "--format", "json", "--max-seconds", "0.000001")
     assert counted.returncode == 0 and json.loads(counted.stdout)["total"]["sentences"] == 0
+    assert json.loads(counted.stdout)["total"]["skipped"] == 3
     assert b"en-1, en-2, en-3" in counted.stderr
 
 

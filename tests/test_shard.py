@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,16 @@ def test_shard_reports_add_up(tmp_path: Path) -> None:
              for k in (1, 2, 3)]
     for key in ("sentences", "words", "non_projective", "derivable", "canonical_failures"):
         assert sum(part[key] for part in parts) == whole[key], key
+    # with bad sentences skipped (a HEAD beyond the sentence), each shard's sentences + skipped are those it read
+    rng, broken = random.Random(5), {0, 13, 26, 39}
+    sentences = [_conll_sentence(rng, rng.randint(1, 7), f"s{k}") for k in range(40)]
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("\n".join(re.sub(r"\t\d+\t(\w+)\t_\t_\n$", r"\t99\t\1\t_\t_\n", s) if k in broken else s
+                             for k, s in enumerate(sentences)) + "\n")
+    totals = [json.loads(run_cli("coverage", bad, "--format", "json", "--on-error", "skip", "--shard", f"{k}/3").stdout)
+              ["total"] for k in (1, 2, 3)]
+    assert sum(t["skipped"] for t in totals) == len(broken)
+    assert sum(t["sentences"] + t["skipped"] for t in totals) == len(sentences)
     stats = [json.loads(run_cli("stats", path, "--format", "json", "--shard", f"{k}/3").stdout)["total"]
              for k in (1, 2, 3)]
     assert sum(s["sentences"] for s in stats) == whole["sentences"] == 40

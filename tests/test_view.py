@@ -197,9 +197,21 @@ def test_view_compare_marks_what_projectivize_changed(tmp_path):
 def test_view_draws_ptb_as_brackets_and_refuses_dependency_options():
     result = run_cli("view", SAMPLE_DATA / "wsj_sample.mrg")
     assert result.returncode == 0 and b"(NP-SBJ-1 (DT The) (NN company))" in result.stdout
-    for option in (["--non-projective"], ["--sent-id", "x"], ["--compare", EN]):
+    for option in (["--non-projective"], ["--compare", EN]):
         refused = run_cli("view", SAMPLE_DATA / "wsj_sample.mrg", *option)
         assert refused.returncode == 2 and b"needs a dependency treebank" in refused.stderr
+
+
+def test_view_selects_ptb_trees_by_their_number(tmp_path):
+    path = tmp_path / "three.mrg"
+    path.write_text("(S (A a))\n(S (B b))\n(S (C c))\n")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("3\n1\n")
+    for option in (["--ids", ids], ["--sent-id", "3", "--sent-id", "1"]):
+        result = run_cli("view", path, *option)
+        assert result.returncode == 0 and result.stderr == b""
+        headers = [line for line in result.stdout.decode().splitlines() if line.startswith("#")]
+        assert headers == [f"# tree 1   ({path})", f"# tree 3   ({path})"]
 
 
 def test_view_compare_needs_one_file_and_aligned_sentences(tmp_path):
@@ -266,3 +278,15 @@ def test_a_limit_of_one_lane_is_said_in_the_singular(tmp_path):
     path.write_text("".join(f"{d}\tw\tw\tX\tX\t_\t{h}\tdep\t_\t_\n" for d, h in [(1, 0), (2, 1), (3, 1), (4, 2)]) + "\n")
     result = run_cli("view", path, "--max-lanes", "1")
     assert b"need more than 1 lane;" in result.stdout
+
+
+def test_view_names_a_sentence_without_sent_id_by_position_and_selects_it_so(tmp_path):
+    path = tmp_path / "no_ids.conllu"
+    path.write_text("1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tb\t_\t_\t_\t_\t2\tx\t_\t_\n2\tc\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("2\n")
+    for option in (["--ids", ids], ["--sent-id", "2"]):
+        result = run_cli("view", path, *option)
+        assert result.returncode == 0 and result.stderr == b""
+        headers = [line for line in result.stdout.decode().splitlines() if line.startswith("#")]
+        assert headers == [f"# sentence 2   ({path}:3)"]

@@ -48,3 +48,13 @@ class WorkerDied(RuntimeError):
     Not bad input (the same input may pass with fewer jobs): the CLI prints
     one line and exits 1, like a failed write.
     """
+
+
+class StrayText(TreebankError):
+    """Text outside every bracket of a Penn Treebank input (a stray word or ``)``), which the reader skips.
+
+    ``raw`` is that text (one line's stretch of it, see
+    :func:`treetool.formats.ptb.outside_brackets`): ``--rejects`` keeps it,
+    and it is no tree's text, so a reader that cuts the input into the trees'
+    texts (``filter``) leaves it as it is.
+    """

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
+from .errors import TreebankError
 from .formats.files import read_text_file
 from .formats.ptb import word_count
 from .formats.ptb_source import SourcedTree
@@ -16,6 +17,15 @@ def _length(item: Any) -> int:
     if isinstance(item, Sentence):
         return len(item)
     return word_count(item.tree if isinstance(item, SourcedTree) else item)
+
+
+def sentence_name(item: Any) -> str | None:
+    """The name ``--ids`` selects ``item`` by, the one ``diff`` reports it by: a CoNLL sentence's
+    :meth:`Sentence.identifier` (its ``# sent_id``, else its 1-based position in its file); a PTB tree read with its
+    text (:class:`SourcedTree`) its position, the number ``view`` heads it with; None for a tree without one."""
+    if isinstance(item, Sentence):
+        return item.identifier(item.position)
+    return str(item.position) if isinstance(item, SourcedTree) else None
 
 
 def select_sentences(
@@ -32,8 +42,8 @@ def select_sentences(
     ``projective`` keeps projective (True) or non-projective (False) trees
     and needs dependency sentences; lengths count words (for PTB trees the
     leaves, empty elements excepted; a tree with its input text,
-    :class:`SourcedTree`, by its tree); ``ids`` keeps sentences whose
-    ``# sent_id`` is in the collection.
+    :class:`SourcedTree`, by its tree); ``ids`` keeps the items whose
+    :func:`sentence_name` is in the collection.
     """
     for item in items:
         n = _length(item)
@@ -42,11 +52,29 @@ def select_sentences(
         if max_words is not None and n > max_words:
             continue
         if ids is not None:
-            if not isinstance(item, Sentence) or item.sent_id not in ids:
+            name = sentence_name(item)
+            if name is None or name not in ids:
                 continue
             if seen_ids is not None:
-                seen_ids.add(item.sent_id)
+                seen_ids.add(name)
         if projective is not None and is_projective(item.heads) != projective:
+            continue
+        yield item
+
+
+def refuse_unparsed(items: Iterable[Any], needed_by: str,
+                    on_error: Callable[[TreebankError], None]) -> Iterator[Any]:
+    """``items`` without the sentences read without a tree (every HEAD ``_``), each passed to ``on_error``.
+
+    For a selection that judges trees (projectivity) of a file read with
+    ``unparsed=True``: the error names ``needed_by``, the option that needs
+    heads, since reading the file without it is no error.
+    """
+    for item in items:
+        if isinstance(item, Sentence) and not item.has_tree:
+            on_error(TreebankError(f"HEAD is '_' (the sentence is not parsed): {needed_by} needs its heads",
+                                   filename=item.filename, line=item.line + item.word_row(1), sent_id=item.sent_id,
+                                   raw=item.raw))
             continue
         yield item
 

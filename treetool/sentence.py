@@ -21,6 +21,9 @@ import numpy as np
 #: Column positions shared by CoNLL-U and CoNLL-X.
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 
+#: The head of every word of a sentence read without a tree (HEAD ``_``, ``read_conll(unparsed=True)``).
+NO_TREE = -1
+
 
 def _is_word_id(text: str) -> bool:
     return text.isascii() and text.isdigit()
@@ -144,6 +147,14 @@ class Sentence:
     @property
     def n_words(self) -> int:
         return self._n
+
+    @property
+    def has_tree(self) -> bool:
+        """False for a sentence read without a tree (every HEAD ``_``; see ``read_conll(unparsed=True)``)."""
+        if self._n == 0:
+            return True
+        first = self._heads[0] if self._heads is not None else self._H[self._off + 1]
+        return int(first) != NO_TREE
 
     @property
     def heads(self) -> np.ndarray:

@@ -112,6 +112,7 @@ def read_treebank(
     ptb_lines: bool = False,
     ptb_positions: bool = False,
     shard: Shard | None = None,
+    unparsed: bool = False,
     **ptb_options: Any,
 ) -> Iterator[Any]:
     """Stream the sentences (CoNLL) or trees (PTB) of ``path`` (``-`` for stdin).
@@ -119,7 +120,8 @@ def read_treebank(
     ``ptb_lines``: PTB trees come as ``(line, tree)``, line = where the tree starts; ``ptb_positions``: as
     ``(line, position, tree)``, position = the tree's place in its file (CoNLL sentences carry both).
     ``shard``: only the sentences of that shard of the file (:mod:`treetool.shard`), numbered as in the
-    whole file.
+    whole file.  ``unparsed``: CoNLL sentences whose every HEAD is ``_`` are read, without a tree
+    (:func:`treetool.formats.conll.read_conll`), not refused.
 
     ``ptb_options`` go to :func:`treetool.formats.ptb.read_ptb` (``drop_traces``,
     ``strip_functions``, ``remove_wrapper``).  Bad input raises
@@ -146,7 +148,8 @@ def read_treebank(
             else:
                 from .formats.conll import read_conll
 
-                yield from read_conll(stream, name, resolved, on_error, window.first_line, window.first_position)
+                yield from read_conll(stream, name, resolved, on_error, window.first_line, window.first_position,
+                                      unparsed)
 
 
 @contextmanager

@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import trees
 from ..errors import TreebankError
-from ..sentence import DEPREL, HEAD, ID, Sentence
+from ..sentence import DEPREL, HEAD, ID, NO_TREE, Sentence
 from .damage import decompression_error, is_decompression_error, refuse_nul_bytes
 
 CHUNK_BYTES = 1 << 20
@@ -62,6 +62,9 @@ _BOM = b"\xef\xbb\xbf"
 _ID_STRINGS: list[str] = [str(i) for i in range(1, 257)]
 
 OnError = Callable[[TreebankError], None]
+
+#: The HEAD of a word not yet parsed (a tokenised, tagged file): every word's, or the sentence is malformed.
+NO_HEAD = "_"
 
 
 def _id_strings(n: int) -> list[str]:
@@ -98,7 +101,7 @@ def _error(message: str, filename: str, line: int, lines: list[str], raw: str) -
 
 def parse_block(
     prefix: str, content: str, sep: str, line: int, filename: str, fmt: str = "conllu",
-    ncols: int = N_COLUMNS,
+    ncols: int = N_COLUMNS, unparsed: bool = False,
 ) -> Sentence:
     """Parse one sentence block into a :class:`Sentence`: ``content`` is the sentence without its last line end,
     starting at line ``line``; ``sep`` that line end and the blank lines after it; ``prefix`` a byte-order mark and
@@ -107,6 +110,8 @@ def parse_block(
     The slow, line-by-line path.  Raises :class:`TreebankError` (whose
     ``raw`` is the block's bytes) for malformed input.  ``fmt`` is
     ``"conllu"`` (exactly one root) or ``"conllx"`` (several roots allowed).
+    ``unparsed``: a sentence whose every HEAD is ``_`` (tokenised, not yet
+    parsed) is read too, without a tree (see :func:`read_conll`).
     """
     raw = prefix + content + sep
     lines = content.split("\n")
@@ -135,6 +140,8 @@ def parse_block(
         if word_rows[-1] - k == n - 1 == len(lines) - 1 - k:
             word_rows = None  # only comments before the words, and only words after them
     head_text = fields[HEAD::ncols]
+    if unparsed and head_text.count(NO_HEAD) == n:
+        return _unparsed_sentence(lines, sep, fields, ncols, word_rows, k, filename, line, fmt, prefix, raw)
     bad = [i for i, value in enumerate(head_text) if not _isnum(value)]
     if bad:
         i = bad[0]
@@ -174,6 +181,18 @@ def parse_block(
         word_rows=word_rows, row0=k, filename=filename, line=line, format=fmt,
         prefix=prefix, raw=raw,
     )
+
+
+def _unparsed_sentence(lines: list[str], sep: str, fields: list[str], ncols: int, word_rows: list[int] | None, k: int,
+                       filename: str, line: int, fmt: str, prefix: str, raw: str) -> Sentence:
+    """A sentence without a tree: its DEPRELs still checked (they are written out), its heads :data:`NO_TREE`."""
+    bad_label = _bad_deprel(fields[DEPREL::ncols])
+    if bad_label is not None:
+        i, message = bad_label
+        raise _error(message, filename, line + (k + i if word_rows is None else word_rows[i]), lines, raw)
+    n = len(fields) // ncols
+    return Sentence(lines=lines, sep=sep, fields=fields, ncols=ncols, head_values=[NO_TREE] * n, word_rows=word_rows,
+                    row0=k, filename=filename, line=line, format=fmt, prefix=prefix, raw=raw)
 
 
 def _bad_deprel(deprels: list[str]) -> tuple[int, str] | None:
@@ -266,6 +285,7 @@ def read_conll(
     on_error: OnError | None = None,
     first_line: int = 1,
     first_position: int = 1,
+    unparsed: bool = False,
 ) -> Iterator[Sentence]:
     """Stream sentences from a binary stream of CoNLL-U or CoNLL-X text.
 
@@ -275,10 +295,15 @@ def read_conll(
     1-based place among the stream's sentences, malformed ones included;
     ``first_line`` and ``first_position`` number a stream that starts inside
     a file (``--shard``).
+
+    ``unparsed``: a sentence whose every HEAD is ``_`` is read too rather
+    than refused, its heads :data:`~treetool.sentence.NO_TREE` (see
+    :attr:`Sentence.has_tree`); for a caller that never looks at the tree
+    (``filter`` selecting by length or id copies sentences unchanged).
     """
     if fmt not in ("conllu", "conllx"):
         raise ValueError(f"unknown CoNLL format {fmt!r}")
-    return _read_fast(stream, filename, fmt, on_error, first_line, first_position)
+    return _read_fast(stream, filename, fmt, on_error, first_line, first_position, unparsed)
 
 
 def _read(stream: BinaryIO, size: int, filename: str) -> bytes:
@@ -291,17 +316,17 @@ def _read(stream: BinaryIO, size: int, filename: str) -> bytes:
 
 
 def _slow_sentence(
-    raw: bytes, cs: int, ce: int, line: int, filename: str, fmt: str, ncols: int,
+    raw: bytes, cs: int, ce: int, line: int, filename: str, fmt: str, ncols: int, unparsed: bool,
 ) -> Sentence:
     dec = "utf-8"
     return parse_block(
         raw[:cs].decode(dec, "surrogateescape"), raw[cs:ce].decode(dec, "surrogateescape"),
-        raw[ce:].decode(dec, "surrogateescape"), line, filename, fmt, ncols,
+        raw[ce:].decode(dec, "surrogateescape"), line, filename, fmt, ncols, unparsed,
     )
 
 
 def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | None, line: int,
-               position: int) -> Iterator[Sentence]:
+               position: int, unparsed: bool) -> Iterator[Sentence]:
     new = Sentence.__new__
     cls = Sentence
     carry = b""
@@ -334,7 +359,7 @@ def _read_fast(stream: BinaryIO, filename: str, fmt: str, on_error: OnError | No
             if bad:
                 refuse_nul_bytes(raw[cs:ce], ln, filename)  # binary data: never skipped (see .damage)
                 try:
-                    slow = _slow_sentence(raw, cs, ce, ln, filename, fmt, ncols or N_COLUMNS)
+                    slow = _slow_sentence(raw, cs, ce, ln, filename, fmt, ncols or N_COLUMNS, unparsed)
                     slow.position = position
                     yield slow
                 except TreebankError as err:

@@ -29,13 +29,14 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import TextIO
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TreebankError
+from ..errors import StrayText, TreebankError
 from .damage import refuse_nul
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ __all__ = [
     "TRACE_LABEL",
     "WRAPPER_LABELS",
     "drop_trace_elements",
+    "outside_brackets",
     "parse_ptb_string",
     "read_ptb",
     "read_ptb_file",
@@ -75,8 +77,10 @@ MAX_DEPTH = 400
 
 # Parser modes.
 _NORMAL = 0
-_SKIP_TO_TOP = 1  # after a stray ")" or leaf: discard until the next "("
+_SKIP_TO_TOP = 1  # after a stray ")" or leaf: discard until the next "(" or the line's end
 _SKIP_TREE = 2  # after an error inside a tree: discard until it closes
+
+_BRACKET_CHAR = re.compile("[()]")
 
 
 class Bracket(list):
@@ -359,7 +363,9 @@ def read_ptb(
 
     * extra ``)``: the line of that bracket;
     * ``(`` still open at the end of the input: the line where the tree starts;
-    * a word outside any bracket: the line of the word;
+    * a word (or ``)``) outside any bracket: the line of the word (a
+      :class:`~treetool.errors.StrayText`, one for each stretch of such text
+      on a line, its ``raw`` that text);
     * empty brackets ``()``, a constituent with no children, a bracket
       without a label inside a tree: the line of the offending ``(``;
     * with ``drop_traces``, a tree made only of ``-NONE-`` elements;
@@ -371,7 +377,7 @@ def read_ptb(
     Without ``on_error`` the error is raised.  With it, ``on_error(error)`` is
     called and reading goes on: after an error inside a tree the rest of that
     tree is skipped (``error.raw`` then holds the whole input lines it spans);
-    after a stray ``)`` or word everything up to the next ``(`` is skipped.
+    after a stray ``)`` or word everything up to the next ``(`` or the line's end is skipped.
     """
     for _, tree in read_ptb_with_lines(
         lines,
@@ -456,6 +462,31 @@ def single_root_problem(tree: Tree, remove_wrapper: bool = False) -> str | None:
     return "the outer bracket has no label: clean the tree (--clean) to remove it, or label it"
 
 
+def outside_brackets(line: str, depth: int = 0) -> list[str]:
+    """The texts of ``line`` outside every bracket that the parser skips as errors, in order (see :class:`StrayText`).
+
+    ``depth``: the brackets open when the line starts.  One text between two
+    top-level brackets (a ``)`` with none open is part of it), without the
+    blanks around it, each with the line's end, so that ``--rejects`` holds
+    it as a line of its own.  Blank stretches hold no token and are no
+    error: they are left out.
+    """
+    body = line.rstrip("\r\n")
+    end = line[len(body):]
+    stretches, start = [], 0 if depth == 0 else -1
+    for match in _BRACKET_CHAR.finditer(body):
+        if match.group() == "(":
+            if depth == 0:
+                stretches.append(body[start:match.start()])
+            depth += 1
+        elif depth:
+            depth -= 1
+            start = match.end() if depth == 0 else start
+    if depth == 0:
+        stretches.append(body[start:])
+    return [text.strip() + end for text in stretches if text.strip()]
+
+
 def _parse(
     lines: Iterable[str],
     filename: str,
@@ -493,16 +524,20 @@ def _parse(
     light = node is Bracket
     new_children = Bracket.__new__ if light else None
 
-    def report(message: str, line: int, raw: str | None = None) -> None:
-        error = TreebankError(message, filename=filename, line=line, raw=raw)
+    def report(message: str, line: int, raw: str | None = None, error_type: type = TreebankError) -> None:
+        error = error_type(message, filename=filename, line=line, raw=raw)
         if on_error is None:
             raise error
         on_error(error)
 
     position = first_position - 1  # of the last tree started
+    stray: str | None = None  # the error of the stray text being skipped (mode _SKIP_TO_TOP), reported at its end
+    strays = 0  # stray texts reported on this line
     for lineno, text in enumerate(lines, first_line):
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
+        depth = skip_depth if mode == _SKIP_TREE else len(stack)  # the brackets open as the line starts
+        strays = 0
         if stack or mode == _SKIP_TREE:
             raw_lines.append(text)
         else:
@@ -516,6 +551,8 @@ def _parse(
                 if mode == _SKIP_TO_TOP:
                     if tok != "(":
                         continue
+                    report(stray, lineno, outside_brackets(text, depth)[strays], StrayText)  # type: ignore[arg-type]
+                    strays += 1
                     mode = _NORMAL  # and handle this "(" below
                 else:  # _SKIP_TREE
                     if tok == "(":
@@ -554,8 +591,7 @@ def _parse(
                 stack.append([None, new_children(Bracket) if light else [], lineno, False])
             elif tok == ")":
                 if not stack:
-                    report("unbalanced brackets: extra ')'", lineno)
-                    mode = _SKIP_TO_TOP
+                    stray, mode = "unbalanced brackets: extra ')'", _SKIP_TO_TOP
                     continue
                 label, children, line, dropped = stack.pop()
                 if label is None or not children:
@@ -601,14 +637,16 @@ def _parse(
                     yield tree_line, position, tree
             else:
                 if not stack:
-                    report(f"leaf {tok!r} outside any bracket", lineno)
-                    mode = _SKIP_TO_TOP
+                    stray, mode = f"leaf {tok!r} outside any bracket", _SKIP_TO_TOP
                     continue
                 top = stack[-1]
                 if top[0] is None:
                     top[0] = tok
                 else:
                     top[1].append(tok)
+        if mode == _SKIP_TO_TOP:  # stray text is skipped line by line: its report holds one line's text
+            report(stray, lineno, outside_brackets(text, depth)[strays], StrayText)  # type: ignore[arg-type]
+            mode = _NORMAL
 
     if mode == _SKIP_TREE:
         assert pending is not None

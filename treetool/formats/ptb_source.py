@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import TreebankError
+from ..errors import StrayText, TreebankError
 
 __all__ = ["SourcedTree", "SourceJoiner", "TreeText", "TreeTexts"]
 
@@ -175,7 +175,7 @@ class TreeTexts:
             return None
 
         def refuse(error: TreebankError) -> None:
-            if error.raw is not None:  # a top-level bracket refused: the next piece is its text
+            if error.raw is not None and not isinstance(error, StrayText):  # a refused bracket: the next piece
                 error.raw = self._done.popleft().alone()
             on_error(error)
 
