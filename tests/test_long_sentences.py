@@ -279,15 +279,36 @@ def test_budget_options_are_refused_where_they_cannot_act():
         assert word in result.stderr
 
 
-def test_report_has_timed_out_only_with_a_budget(tmp_path):
+def test_report_has_timed_out_only_where_a_sentence_can_run_out_of_its_bound(tmp_path):
+    """--max-seconds bounds both methods; optimal projectivization is bounded by its tables' size (1 GB) even
+    without it, so its report always counts the sentences that hit a bound (they add up with the others)."""
     sample = SAMPLE_DATA / "en_sample.conllu"
-    for extra, present in (([], False), (["--max-seconds", "5"], True)):
+    for extra, present in ((["--method", "pseudo"], False), (["--method", "pseudo", "--max-seconds", "5"], True),
+                           (["--method", "optimal"], True), (["--method", "optimal", "--max-seconds", "5"], True)):
         report = tmp_path / "r.json"
         assert invoke("projectivize", sample, *extra, "--report-file", report, "-o", tmp_path / "o.conllu").exit_code == 0
         total = json.loads(report.read_text())["total"]
         assert ("timed_out" in total) is present
         if present:
             assert total["timed_out"] == 0
+
+
+@pytest.mark.parametrize("on_timeout, written", [("skip", 0), ("lift", 1)])
+def test_a_sentence_stopped_by_the_table_limit_is_counted_in_the_report(tmp_path, monkeypatch, on_timeout, written):
+    """No --max-seconds: the 1 GB table limit (made tiny here) stops the one non-projective sentence; the
+    report says so, so that its counts add up (it had no timed_out without --max-seconds)."""
+    import treetool.budget
+
+    monkeypatch.setattr(treetool.budget, "MAX_TABLE_BYTES", 16)
+    source = tmp_path / "t.conllu"
+    source.write_text(conllu([-1, 3, 4, 0, 3], "crossing"), encoding="utf-8")  # 1 -> 3 crosses 2 -> 4
+    report = tmp_path / "r.json"
+    result = invoke("projectivize", source, "--on-timeout", on_timeout, "--report-file", report, "-o",
+                    tmp_path / "o.conllu")
+    assert result.exit_code == 0, result.output
+    total = json.loads(report.read_text())["total"]
+    assert total["timed_out"] == 1
+    assert (tmp_path / "o.conllu").read_text().count("# sent_id = crossing") == written
 
 
 # --------------------------------------------------------------------------

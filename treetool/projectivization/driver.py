@@ -92,7 +92,7 @@ class ProjectivizeStats:
     arcs_changed: int = 0
     seconds: float = 0.0  # wall-clock time of the whole run: read, projectivize, write
     timed_out: int = 0
-    budget: bool = False  # a time budget was set: report timed_out
+    budget: bool = False  # a sentence can run out of its bound (time, or tables' size): report timed_out
     # Nederhof (2019) Table 6: words whose head the method keeps.
     compare: bool = False
     compared_words: int = 0
@@ -177,7 +177,9 @@ class Projectivizer:
         self.reasons: dict[str, None] = {}  # why, in the order first met (a dict as an ordered set)
 
     def new_stats(self, name: str) -> ProjectivizeStats:
-        return ProjectivizeStats(file=name, compare=self.compare, budget=self.options.max_seconds is not None)
+        # Optimal projectivization has a bound even without --max-seconds: its tables' size (refuse_large_table).
+        bounded = self.options.max_seconds is not None or self.options.method == "optimal"
+        return ProjectivizeStats(file=name, compare=self.compare, budget=bounded)
 
     def apply(self, sentence: Sentence, stats: ProjectivizeStats | None = None) -> bool:
         """Projectivize ``sentence`` in place and count it; False when it ran
