@@ -19,7 +19,7 @@ import typer
 
 from treetool.oracles.annotate import Explore, Predicted, Static
 from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
-from treetool.oracles.constituency.annotate import annotate_tree
+from treetool.oracles.constituency.annotate import PredictedTreeError, annotate_tree
 from treetool.oracles.constituency.dynamic import LOSSES, LOSSES_OF
 from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
@@ -102,7 +102,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         others = _predicted_trees(predicted, pool.report) if predicted is not None else None
         files = ((path, _tasks(path, pool.report, others, shard)) for path, _ in inputs)
         for path, results in pool.map_files(walk, files):
-            for (line, tree), outcome in progress.track(results, path):
+            for (line, tree, predicted_line), outcome in progress.track(results, path):
                 try:
                     text = outcome.get()
                 except SentenceTimeout as err:
@@ -114,6 +114,10 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                     continue
                 except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line
                     errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
+                    continue
+                except PredictedTreeError as err:  # located in --predicted; the gold tree is what is skipped
+                    errors(TreebankError(str(err), filename=predicted, line=predicted_line,
+                                         raw=tree_to_line(tree) + "\n"))
                     continue
                 out.write(text)
         if others is not None and next(others, None) is not None:
@@ -132,18 +136,19 @@ class _Located(NamedTuple):
         return f"{self.filename}:{self.line}"
 
 
-def _tasks(path: str, report: Any, others: Iterator[Any] | None,
-           shard: Shard | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
-    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path`` (of its ``shard``)."""
+def _tasks(path: str, report: Any, others: Iterator[tuple[int, Any]] | None,
+           shard: Shard | None) -> Iterator[tuple[tuple[int, Any, int | None], tuple]]:
+    """``((line, tree, predicted tree's line or None), (tree, predicted tree or None, position))`` for each tree of
+    ``path`` (of its ``shard``)."""
     trees = read_treebank(path, "ptb", on_error=report, ptb_positions=True, shard=shard, **_cleaning())
     for line, position, tree in trees:
-        other = None
+        other_line, other = None, None
         if others is not None:
-            other = next(others, None)
+            other_line, other = next(others, (None, None))
             if other is None:
                 raise TreebankError(f"tree {position} has no predicted tree (--predicted ends before it)",
                                     filename=path, line=line)
-        yield (line, tree), (tree, other, position)
+        yield (line, tree, other_line), (tree, other, position)
 
 
 def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, limits: SearchLimits,
@@ -153,7 +158,10 @@ def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any,
     gold = from_nltk(tree)
     target = None
     if other is not None:
-        target = from_nltk(other)
+        try:
+            target = from_nltk(other)
+        except GoldTreeError as err:  # not a constituency tree: a fault of --predicted's tree
+            raise PredictedTreeError(str(err)) from None
         if target.end != gold.end:
             raise GoldTreeError(f"the predicted tree has {target.end} words, the gold one {gold.end}")
         policy = Predicted(())
@@ -170,8 +178,9 @@ def _cleaning() -> dict[str, Any]:
     return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket, "one_root": True}
 
 
-def _predicted_trees(path: str, report: Any) -> Iterator[Any]:
-    return (tree for _, tree in read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning()))
+def _predicted_trees(path: str, report: Any) -> Iterator[tuple[int, Any]]:
+    """``(line, tree)`` for each tree of ``--predicted``, cleaned as the gold trees are."""
+    return read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning())
 
 
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:

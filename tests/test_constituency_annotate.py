@@ -299,6 +299,48 @@ def test_a_gold_label_outside_the_labels_file_is_bad_input(tmp_path, system):
     assert {r["sent_id"] for r in steps} == {"1"} and all(r["optimal"] for r in steps)
 
 
+@pytest.mark.parametrize("system", ["top-down", "in-order"])
+@pytest.mark.parametrize("labels_option", [False, True])
+def test_a_predicted_label_outside_the_label_set_is_bad_input_in_the_predicted_file(tmp_path, system, labels_option):
+    """A predicted tree with a label the label set lacks (here QP: the gold trees', or --labels) would make the walk
+    take an action no step costs. It is bad input at the predicted tree's own line; --on-error skip skips the pair
+    (the gold tree goes to --rejects) and counts it."""
+    gold = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VBD c)))\n(S (NP (NN c)) (VP (VBD d)))\n")
+    predicted = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VBD c)))\n\n(S (QP (NN c)) (VP (VBD d)))\n", "p.mrg")
+    args = ["annotate", gold, "--system", system, "--policy", "predicted", "--predicted", predicted]
+    if labels_option:
+        args += ["--labels", write(tmp_path, "S\nNP\nVP\n", "l.txt")]
+    failed = run_cli(*args)
+    assert failed.returncode == 2
+    assert failed.stderr.decode() == f"{predicted}:3: the predicted tree has labels outside the label set: QP\n"
+    rejects = tmp_path / "rejects.mrg"
+    skipped = run_cli(*args, "--on-error", "skip", "--rejects", rejects)
+    assert skipped.returncode == 0, skipped.stderr
+    assert b"skipped 1 bad sentence" in skipped.stderr
+    steps = records(skipped)
+    assert {r["sent_id"] for r in steps} == {"1"} and all(r["action"] in r["costs"] for r in steps)
+    assert rejects.read_text() == "(S (NP (NN c)) (VP (VBD d)))\n"
+
+
+def test_annotate_tree_refuses_a_predicted_label_outside_the_labels():
+    from treetool.oracles.annotate import Predicted
+    from treetool.oracles.constituency.annotate import PredictedTreeError
+
+    gold = from_nltk(Tree.fromstring("(S (NP (NN c)) (VP (VBD d)))"))
+    other = from_nltk(Tree.fromstring("(S (QP (NN c)) (VP (VBD d)))"))
+    with pytest.raises(PredictedTreeError, match="outside the label set: QP$"):
+        annotate_tree(get_constituency_system("in-order"), gold, ["S", "NP", "VP"], policy=Predicted(()),
+                      predicted=other)
+
+
+def test_a_predicted_single_preterminal_is_bad_input_in_the_predicted_file(tmp_path):
+    gold = write(tmp_path, "(S (NN c))\n")
+    predicted = write(tmp_path, "(NN c)\n", "p.mrg")
+    failed = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", predicted)
+    assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{predicted}:1: ")
+    assert b"Traceback" not in failed.stderr
+
+
 def test_stdin_needs_labels(tmp_path):
     tree = b"(S (NP (DT a) (NN b)))\n"
     refused = run_cli("annotate", "-", "--system", "top-down", "--from", "ptb", stdin=tree)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Node", "Span", "GoldTreeError", "MissingTagError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
-    "postorder", "is_preterminal", "tree_from_spans", "bracketed",
+    "postorder", "is_preterminal", "tree_from_spans", "bracketed", "labels_outside",
 ]
 
 Span = tuple[str, int, int]
@@ -151,6 +151,13 @@ def preorder(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(c for c in reversed(current.children) if isinstance(c, Node))
+
+
+def labels_outside(tree: Node, labels: Iterable[str]) -> list[str]:
+    """The labels of ``tree``'s constituents that ``labels`` lacks, sorted: no action costed over ``labels`` builds
+    their constituents (an oracle would cost no step's gold action, a walk following ``tree`` would take
+    uncosted actions)."""
+    return sorted({node.label for node in preorder(tree)}.difference(labels))
 
 
 def postorder(node: Node) -> list[Span]:
