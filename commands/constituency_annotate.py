@@ -18,7 +18,7 @@ from typing import Any, Iterator, NamedTuple, Optional
 import typer
 
 from treetool.oracles.annotate import Explore, Predicted, Static
-from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
+from treetool.oracles.constituency import GoldTreeError, SinglePreterminalError, from_nltk, get_constituency_system
 from treetool.oracles.constituency.annotate import PredictedTreeError, annotate_tree
 from treetool.oracles.constituency.dynamic import LOSSES, LOSSES_OF
 from treetool.oracles.constituency.system import ConstituencySystem
@@ -93,6 +93,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
     walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, limits)
     beyond = OutOfReach("exhaustive search" if kind == "search" else "oracle", fail=limits.fail)
+    underivable = OutOfReach("oracle", fail=False)  # no system derives them: left out and counted, as by oracle
     with (
         error_policy(on_error, rejects) as errors,
         AtomicOutput(output) as out,
@@ -112,6 +113,10 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                 except OracleUnavailable as err:  # longer than --max-length where the search must decide
                     beyond.add(_Located(path, line), f"longer than --max-length {limits.max_length}", err)
                     continue
+                except SinglePreterminalError as err:
+                    underivable.add(_Located(path, line), f"not derivable by {system_name} (a single preterminal: "
+                                    "no constituent above the words)", err)
+                    continue
                 except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line
                     errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
                     continue
@@ -123,6 +128,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         if others is not None and next(others, None) is not None:
             raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
     beyond.report()
+    underivable.report()
 
 
 class _Located(NamedTuple):

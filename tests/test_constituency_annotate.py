@@ -177,8 +177,9 @@ def forced_workers(monkeypatch) -> list[int]:
 
 def test_jobs_output_equals_one_process(tmp_path, forced_workers):
     sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2)]
-    # a bare preterminal (an error of the walk, in a worker) between good trees, unbalanced brackets at the end
-    path = write(tmp_path, sample[0] + "((NN alone))\n" + sample[1] + "(S (NP (DT a)) (VP (VB b))\n")
+    # a word without a tag (an error of the walk, in a worker) and a bare preterminal (not derivable: left out,
+    # counted) between good trees, unbalanced brackets at the end
+    path = write(tmp_path, sample[0] + "((S the (NN cat)))\n((NN alone))\n" + sample[1] + "(S (NP (DT a)) (VP (VB b))\n")
     args = ("annotate", path, "--system", "in-order", "--loss", "paper", "--policy", "explore", "--seed", "5",
             "--on-error", "skip")
     one = run_cli(*args)
@@ -196,7 +197,7 @@ def test_jobs_over_several_files_equal_one_process(tmp_path, forced_workers):
     sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2, 3)]
     paths = [tmp_path / "a.mrg", tmp_path / "b.mrg", tmp_path / "c.mrg"]
     paths[0].write_text(sample[0])
-    paths[1].write_text("((NN alone))\n" + sample[1])
+    paths[1].write_text("((S the (NN cat)))\n((NN alone))\n" + sample[1])
     paths[2].write_text(sample[2] + "(S (NP (DT a)) (VP (VB b))\n")
     runs = []
     for jobs in ("1", "2"):
@@ -217,15 +218,15 @@ def test_unbalanced_brackets_name_file_and_line(tmp_path):
     assert result.stderr.decode().startswith(f"{path}:3:") and b"Traceback" not in result.stderr
 
 
-def test_bare_preterminal_tree_is_bad_input_at_its_line(tmp_path):
-    path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n")
-    result = run_cli("annotate", path, "--system", "in-order", "--loss", "paper")
-    assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:4:"), result.stderr
-    rejects = tmp_path / "rejects.mrg"
-    skipped = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-error", "skip",
-                      "--rejects", rejects)
-    assert skipped.returncode == 0 and {r["sent_id"] for r in records(skipped)} == {"1"}
-    assert rejects.read_text() == "(NN alone)\n"  # the tree as cleaned (wrapper removed), one line
+@pytest.mark.parametrize("system", ["top-down", "in-order"])
+def test_bare_preterminal_tree_is_left_out_and_counted_as_by_oracle(tmp_path, system):
+    """A single preterminal is a well-formed tree that no system derives (both need a constituent above the
+    words): as ``treetool oracle`` and ``stats`` do, annotate leaves it out and says so, status 0; not bad input."""
+    path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n(UH yes)\n")
+    result = run_cli("annotate", path, "--system", system, "--loss", "paper")
+    assert result.returncode == 0 and {r["sent_id"] for r in records(result)} == {"1"}
+    assert result.stderr.decode() == (f"warning: 2 sentences skipped: not derivable by {system} (a single "
+                                      f"preterminal: no constituent above the words): {path}:4 {path}:5\n")
 
 
 def test_empty_file_gives_no_steps(tmp_path):
