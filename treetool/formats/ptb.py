@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import TextIO
@@ -50,6 +51,7 @@ __all__ = [
     "read_ptb",
     "read_ptb_file",
     "read_ptb_with_lines",
+    "opens_next_tree",
     "remove_outer_wrapper",
     "single_root_problem",
     "strip_function_tags",
@@ -72,6 +74,21 @@ ErrorHandler = Callable[[TreebankError], object]
 #: ``nltk.Tree`` (the default node of :func:`read_ptb`) recurses in ``leaves``, ``pformat`` and more: a tree ten
 #: times deeper than any real one is refused at its line rather than ending in Python's recursion limit there.
 MAX_DEPTH = 400
+
+#: ``( (`` at the start of a line: the outer, unlabelled bracket of a WSJ tree (see :func:`opens_next_tree`).
+_WRAPPED_TREE_START = re.compile(r"\([ \t]*\(")
+
+
+def opens_next_tree(line: str) -> bool:
+    """Whether ``line``, met inside a tree, starts the next one: the tree being read was never closed.
+
+    A line starting with ``( (`` (not indented) is how each tree of the WSJ files starts; inside a tree it could
+    only be a bracket without a label, which no tree has (an indented one is reported as that). A tree that lacks its last ``)`` is then reported at its own
+    first line, and the reading goes on with the next tree, rather than that tree's wrapper being reported as
+    a bracket without a label.
+    """
+    return _WRAPPED_TREE_START.match(line) is not None
+
 
 # Parser modes.
 _NORMAL = 0
@@ -248,7 +265,7 @@ def read_ptb_with_lines(
             raise ValueError("source_text is for the general parser: not with fast")
         from .ptb_source import TreeTexts  # here: the other readers of PTB do not pay for importing it
 
-        texts = TreeTexts()
+        texts = TreeTexts(opens_next_tree)
         lines = texts.lines(lines)  # before the byte order mark is dropped: it is text to copy
 
     def general(lines: Iterable[str], first_line: int, first_position: int) -> Iterator[tuple[int, int, Any]]:
@@ -358,7 +375,8 @@ def read_ptb(
     Errors (a :class:`TreebankError` with ``filename`` and 1-based ``line``):
 
     * extra ``)``: the line of that bracket;
-    * ``(`` still open at the end of the input: the line where the tree starts;
+    * ``(`` still open at the end of the input, or where a line opening with ``( (`` starts the next tree
+      (:func:`opens_next_tree`): the line where the unclosed tree starts;
     * a word outside any bracket: the line of the word;
     * empty brackets ``()``, a constituent with no children, a bracket
       without a label inside a tree: the line of the offending ``(``;
@@ -503,6 +521,15 @@ def _parse(
     for lineno, text in enumerate(lines, first_line):
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
+        if (stack or mode == _SKIP_TREE) and opens_next_tree(text):  # the tree read so far was never closed
+            if mode == _SKIP_TREE:
+                assert pending is not None
+                report(pending[0], pending[1], "".join(raw_lines))
+            else:
+                report(f"unbalanced brackets: the tree starting on this line is not closed ({len(stack)} '(' "
+                       f"still open at line {lineno}, where the next tree starts)", tree_line, "".join(raw_lines))
+            stack.clear()
+            mode, pending = _NORMAL, None
         if stack or mode == _SKIP_TREE:
             raw_lines.append(text)
         else:
