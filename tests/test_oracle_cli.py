@@ -267,3 +267,14 @@ def test_max_seconds_bounds_the_generic_search():
 def test_max_seconds_refused_where_nothing_is_super_linear(args):
     result = run(*args)
     assert result.returncode == 2 and result.stderr.decode().startswith("treetool: error: --")
+
+
+def test_coverage_and_oracle_reports_name_stdin_as_every_message_does(tmp_path):
+    data = EN.read_bytes()
+    coverage = json.loads(run("coverage", "-", "--system", "arc-eager", "--format", "json", stdin=data).stdout)
+    assert [row["file"] for row in coverage["files"]] == ["<stdin>"]
+    report = tmp_path / "report.json"
+    oracle = run("oracle", "-", "--system", "arc-eager", "--on-unparsable", "projectivize", "-o", tmp_path / "out",
+                 "--report-file", report, stdin=data)
+    assert oracle.returncode == 0, oracle.stderr
+    assert [row["file"] for row in json.loads(report.read_text())["files"]] == ["<stdin>"]
