@@ -100,7 +100,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=errors) as pool,
     ):
-        others = _predicted_trees(predicted, pool.report) if predicted is not None else None
+        others = _PredictedTrees(predicted, pool.report) if predicted is not None else None
         files = ((path, _tasks(path, pool.report, others, shard)) for path, _ in inputs)
         for path, results in pool.map_files(walk, files):
             for (line, tree, predicted_line), outcome in progress.track(results, path):
@@ -125,8 +125,8 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                                          raw=tree_to_line(tree) + "\n"))
                     continue
                 out.write(text)
-        if others is not None and next(others, None) is not None:
-            raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
+        if others is not None:
+            others.finish()
     beyond.report()
     underivable.report()
 
@@ -142,18 +142,22 @@ class _Located(NamedTuple):
         return f"{self.filename}:{self.line}"
 
 
-def _tasks(path: str, report: Any, others: Iterator[tuple[int, Any]] | None,
+def _tasks(path: str, report: Any, others: _PredictedTrees | None,
            shard: Shard | None) -> Iterator[tuple[tuple[int, Any, int | None], tuple]]:
     """``((line, tree, predicted tree's line or None), (tree, predicted tree or None, position))`` for each tree of
-    ``path`` (of its ``shard``)."""
-    trees = read_treebank(path, "ptb", on_error=report, ptb_positions=True, shard=shard, **_cleaning())
-    for line, position, tree in trees:
+    ``path`` (of its ``shard``); with ``others``, not a tree whose predicted tree was refused (that is its error)."""
+    on_error = report if others is None else others.gold_refused
+    for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
+                                              **_cleaning()):
         other_line, other = None, None
         if others is not None:
-            other_line, other = next(others, (None, None))
-            if other is None:
+            found = others.for_gold()
+            if found is None:
                 raise TreebankError(f"tree {position} has no predicted tree (--predicted ends before it)",
                                     filename=path, line=line)
+            if found is _REFUSED:
+                continue
+            other_line, other = found
         yield (line, tree, other_line), (tree, other, position)
 
 
@@ -184,9 +188,56 @@ def _cleaning() -> dict[str, Any]:
     return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket, "one_root": True}
 
 
-def _predicted_trees(path: str, report: Any) -> Iterator[tuple[int, Any]]:
-    """``(line, tree)`` for each tree of ``--predicted``, cleaned as the gold trees are."""
-    return read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning())
+#: :meth:`_PredictedTrees.for_gold` of a gold tree whose predicted tree the reader refused (and reported).
+_REFUSED = object()
+
+
+class _PredictedTrees:
+    """The trees of ``--predicted``, the n-th paired with the n-th gold tree read, refused trees counted on both
+    sides (as the dependency ``annotate`` pairs sentences), so that a tree ``--on-error skip`` skips in either
+    file does not shift the pairs after it.
+
+    A refused tree is one whose error holds its text (``raw``); a stray ``)`` or word is not a tree.
+    """
+
+    def __init__(self, path: str, report: Any) -> None:
+        self._path, self._report = path, report
+        self._trees = read_treebank(path, "ptb", on_error=self._refused, ptb_positions=True, **_cleaning())
+        self._gold = 0  # gold trees read, refused ones included
+        self._read = 0  # predicted trees read, refused ones included
+        self._held: tuple[int, int, Any] | None = None  # a predicted tree read ahead of its gold tree
+
+    def _refused(self, err: TreebankError) -> None:
+        self._read += err.raw is not None
+        self._report(err)
+
+    def gold_refused(self, err: TreebankError) -> None:
+        """The gold reader's ``on_error``: a refused gold tree takes its place (its predicted tree is dropped)."""
+        self._gold += err.raw is not None
+        self._report(err)
+
+    def for_gold(self) -> tuple[int, Any] | None | object:
+        """``(line, tree)`` of the next gold tree's predicted tree, ``_REFUSED``, or None: ``--predicted`` ended."""
+        self._gold += 1
+        while True:
+            if self._held is None:
+                self._held = next(self._trees, None)
+                if self._held is None:
+                    return _REFUSED if self._read >= self._gold else None
+                self._read += 1
+            line, position, tree = self._held
+            if position < self._gold:  # the predicted tree of a refused gold tree
+                self._held = None
+                continue
+            if position > self._gold:
+                return _REFUSED
+            self._held = None
+            return line, tree
+
+    def finish(self) -> None:
+        """Raise if ``--predicted`` holds trees after the last gold one."""
+        if self._held is not None or next(self._trees, None) is not None or self._read > self._gold:
+            raise TreebankError("--predicted holds more trees than the gold files", filename=self._path)
 
 
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:

@@ -323,6 +323,26 @@ def test_a_predicted_label_outside_the_label_set_is_bad_input_in_the_predicted_f
     assert rejects.read_text() == "(S (NP (NN c)) (VP (VBD d)))\n"
 
 
+@pytest.mark.parametrize("refused_in", ["gold", "predicted"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_tree_refused_in_either_file_does_not_shift_the_pairs_after_it(tmp_path, refused_in, jobs):
+    """--on-error skip skips a malformed tree 2 of the gold or the predicted file and counts it; tree 3 of the gold
+    file is still paired with tree 3 of the predicted one (equal to it: every action taken costs 0), not with tree
+    2 (two words as well, other brackets: following it costs; it was so paired)."""
+    first, third = "(S (NP (DT a) (NN b)) (VP (VBD c)))\n", "(S (NP (NN c)) (VP (VBD d)))\n"
+    other, bad = "(S (NP (NN c) (VBD d)))\n", "(S (NP ) (VP (VBD r)))\n"
+    gold = write(tmp_path, first + (bad if refused_in == "gold" else other) + third)
+    predicted = write(tmp_path, first + (other if refused_in == "gold" else bad) + third, "p.mrg")
+    labels = write(tmp_path, "S\nNP\nVP\n", "l.txt")
+    result = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", predicted,
+                     "--labels", labels, "--on-error", "skip", "--jobs", jobs)
+    bad_file = gold if refused_in == "gold" else predicted
+    assert result.stderr.decode() == f"skipped 1 bad sentence (first: {bad_file}:2: constituent (NP) has no children)\n"
+    steps = records(result)
+    assert sorted({r["sent_id"] for r in steps}) == ["1", "3"]
+    assert all(r["costs"][r["action"]] == 0 for r in steps)
+
+
 def test_annotate_tree_refuses_a_predicted_label_outside_the_labels():
     from treetool.oracles.annotate import Predicted
     from treetool.oracles.constituency.annotate import PredictedTreeError
