@@ -521,19 +521,16 @@ def _parse(
     for lineno, text in enumerate(lines, first_line):
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
-        if (stack or mode == _SKIP_TREE) and opens_next_tree(text):  # the tree read so far was never closed
-            if mode == _SKIP_TREE:
-                assert pending is not None
-                report(pending[0], pending[1], "".join(raw_lines))
-            else:
-                report(f"unbalanced brackets: the tree starting on this line is not closed ({len(stack)} '(' "
-                       f"still open at line {lineno}, where the next tree starts)", tree_line, "".join(raw_lines))
-            stack.clear()
-            mode, pending = _NORMAL, None
-        if stack or mode == _SKIP_TREE:
+        if stack:
             raw_lines.append(text)
-        else:
+        elif mode != _SKIP_TREE:
             raw_lines = [text]
+        elif opens_next_tree(text):  # the tree being skipped was never closed: its error, then the next tree
+            assert pending is not None
+            report(pending[0], pending[1], "".join(raw_lines))
+            mode, pending, raw_lines = _NORMAL, None, [text]
+        else:
+            raw_lines.append(text)
         if "(" in text or ")" in text:
             tokens = text.replace("(", " ( ").replace(")", " ) ").split()
         else:
@@ -560,7 +557,14 @@ def _parse(
                 if stack:
                     top = stack[-1]
                     if top[0] is None:
-                        if len(stack) > 1:
+                        if tree_line < top[2] == lineno and opens_next_tree(text):
+                            # "( (" opening a line inside the tree: the next tree; this one was never closed
+                            report(f"unbalanced brackets: the tree starting on this line is not closed "
+                                   f"({len(stack) - 1} '(' still open at line {lineno}, where the next tree "
+                                   "starts)", tree_line, "".join(raw_lines[:-1]))
+                            stack[:] = [top]
+                            tree_line, position, raw_lines = lineno, position + 1, [text]
+                        elif len(stack) > 1:
                             # "(X ( (Y ...": a nested bracket without a label.
                             pending = ("missing label: bracket without a label", top[2])
                             skip_depth = len(stack) + 1
