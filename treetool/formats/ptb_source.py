@@ -103,9 +103,10 @@ class TreeTexts:
 
     def _cut(self, line: str) -> None:
         """Place the text of ``line`` (no bracket starts or ends on most lines: placed whole)."""
-        if self._depth and self._opens_next_tree(line):  # the bracket being read was never closed
-            self._end_unclosed()
         depth, closes = self._depth, line.count(")")
+        if depth and line[:1] == "(" and self._opens_next_tree(line):  # the bracket being read was never closed
+            self._end_unclosed()
+            depth = 0
         if depth > closes:  # inside a bracket that cannot close here
             self._depth = depth + line.count("(") - closes
             self._open.append(line)
