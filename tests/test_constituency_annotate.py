@@ -10,13 +10,14 @@ against ``json.dumps`` of :func:`step_record`.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
 import pytest
 from nltk import Tree
 
 from treetool.oracles.annotate import Explore
-from treetool.oracles.constituency import from_nltk, get_constituency_system
+from treetool.oracles.constituency import SinglePreterminalError, from_nltk, get_constituency_system
 from treetool.oracles.constituency.annotate import annotate_tree, step_record
 from treetool.oracles.constituency.dynamic import ConstituencyOracle
 from treetool.oracles.constituency.gold_index import GoldIndex
@@ -227,6 +228,20 @@ def test_bare_preterminal_tree_is_left_out_and_counted_as_by_oracle(tmp_path, sy
     assert result.returncode == 0 and {r["sent_id"] for r in records(result)} == {"1"}
     assert result.stderr.decode() == (f"warning: 2 sentences skipped: not derivable by {system} (a single "
                                       f"preterminal: no constituent above the words): {path}:4 {path}:5\n")
+
+
+def test_bare_preterminal_trees_walked_by_workers_are_left_out_alike(tmp_path, forced_workers):
+    """The error a worker raises for a bare preterminal crosses to the main process pickled (its message its only
+    argument): with --jobs 2 the run is that of one process."""
+    path = write(tmp_path, "(S (NP (DT a)))\n(NN alone)\n(S (NP (DT b)))\n(UH yes)\n")
+    one = run_cli("annotate", path, "--system", "top-down", "--loss", "paper")
+    two = run_cli("annotate", path, "--system", "top-down", "--loss", "paper", "--jobs", "2")
+    assert forced_workers, "the workers never started"
+    assert two.returncode == one.returncode == 0 and two.stdout == one.stdout and two.stderr == one.stderr
+    assert one.stderr.decode().endswith(f"{path}:2 {path}:4\n")
+    with pytest.raises(SinglePreterminalError) as raised:
+        from_nltk(Tree.fromstring("(NN alone)"))
+    assert str(pickle.loads(pickle.dumps(raised.value))) == "the tree is a single preterminal (NN alone): it has no constituent"
 
 
 def test_empty_file_gives_no_steps(tmp_path):

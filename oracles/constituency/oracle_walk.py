@@ -49,7 +49,7 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
     does (:class:`SinglePreterminalError`; :class:`MissingTagError`, a bare word beside brackets).
     """
     if is_preterminal(tree):
-        raise SinglePreterminalError(tree)
+        raise SinglePreterminalError.of(tree)
     tags: list[str] = []
     words: list[str] = []
     actions: list[str] = []

@@ -42,8 +42,11 @@ class SinglePreterminalError(GoldTreeError):
     one above the words to reach a final configuration, so no system derives it (every command leaves it out and
     counts it, as any tree a system cannot derive)."""
 
-    def __init__(self, tree: Any) -> None:
-        super().__init__(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
+    @classmethod
+    def of(cls, tree: Any) -> "SinglePreterminalError":
+        """The error for the preterminal ``tree`` (the message as its only argument: it crosses ``--jobs``'
+        processes pickled)."""
+        return cls(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
 
 
 class Node(NamedTuple):
@@ -118,7 +121,7 @@ def from_nltk(tree: "Tree") -> Node:
 def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
     """:func:`from_nltk` plus the POS tags and the words, in one walk."""
     if is_preterminal(tree):
-        raise SinglePreterminalError(tree)
+        raise SinglePreterminalError.of(tree)
     tags: list[str] = []
     words: list[str] = []
     return _convert(tree, tags, words), tags, words
