@@ -180,7 +180,8 @@ def test_jobs_output_equals_one_process(tmp_path, forced_workers):
     sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2)]
     # a word without a tag (an error of the walk, in a worker) and a bare preterminal (not derivable: left out,
     # counted) between good trees, unbalanced brackets at the end
-    path = write(tmp_path, sample[0] + "((S the (NN cat)))\n((NN alone))\n" + sample[1] + "(S (NP (DT a)) (VP (VB b))\n")
+    path = write(tmp_path, sample[0] + "((S the (NN cat)))\n((NN alone))\n" + sample[1]
+                 + "(S (NP (DT a)) (VP (VB b))\n")
     args = ("annotate", path, "--system", "in-order", "--loss", "paper", "--policy", "explore", "--seed", "5",
             "--on-error", "skip")
     one = run_cli(*args)
@@ -241,7 +242,8 @@ def test_bare_preterminal_trees_walked_by_workers_are_left_out_alike(tmp_path, f
     assert one.stderr.decode().endswith(f"{path}:2 {path}:4\n")
     with pytest.raises(SinglePreterminalError) as raised:
         from_nltk(Tree.fromstring("(NN alone)"))
-    assert str(pickle.loads(pickle.dumps(raised.value))) == "the tree is a single preterminal (NN alone): it has no constituent"
+    message = "the tree is a single preterminal (NN alone): it has no constituent"
+    assert str(pickle.loads(pickle.dumps(raised.value))) == message
 
 
 def test_empty_file_gives_no_steps(tmp_path):

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from nltk import Tree
 
 __all__ = [
-    "Node", "Span", "GoldTreeError", "MissingTagError", "SinglePreterminalError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
-    "postorder", "is_preterminal", "tree_from_spans", "bracketed", "labels_outside",
+    "Node", "Span", "GoldTreeError", "MissingTagError", "SinglePreterminalError", "from_nltk", "gold_and_tokens",
+    "tokens", "preorder", "postorder", "is_preterminal", "tree_from_spans", "bracketed", "labels_outside",
 ]
 
 Span = tuple[str, int, int]

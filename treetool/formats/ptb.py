@@ -47,11 +47,11 @@ __all__ = [
     "TRACE_LABEL",
     "WRAPPER_LABELS",
     "drop_trace_elements",
+    "opens_next_tree",
     "parse_ptb_string",
     "read_ptb",
     "read_ptb_file",
     "read_ptb_with_lines",
-    "opens_next_tree",
     "remove_outer_wrapper",
     "single_root_problem",
     "strip_function_tags",
@@ -83,9 +83,9 @@ def opens_next_tree(line: str) -> bool:
     """Whether ``line``, met inside a tree, starts the next one: the tree being read was never closed.
 
     A line starting with ``( (`` (not indented) is how each tree of the WSJ files starts; inside a tree it could
-    only be a bracket without a label, which no tree has (an indented one is reported as that). A tree that lacks its last ``)`` is then reported at its own
-    first line, and the reading goes on with the next tree, rather than that tree's wrapper being reported as
-    a bracket without a label.
+    only be a bracket without a label, which no tree has (an indented one is reported as that). A tree that lacks
+    its last ``)`` is then reported at its own first line, and the reading goes on with the next tree, rather
+    than that tree's wrapper being reported as a bracket without a label.
     """
     return _WRAPPED_TREE_START.match(line) is not None
 
