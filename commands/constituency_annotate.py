@@ -18,8 +18,8 @@ from typing import Any, Iterator, NamedTuple, Optional
 import typer
 
 from treetool.oracles.annotate import Explore, Predicted, Static
-from treetool.oracles.constituency import GoldTreeError, from_nltk, get_constituency_system
-from treetool.oracles.constituency.annotate import annotate_tree
+from treetool.oracles.constituency import GoldTreeError, SinglePreterminalError, from_nltk, get_constituency_system
+from treetool.oracles.constituency.annotate import PredictedTreeError, annotate_tree
 from treetool.oracles.constituency.dynamic import LOSSES, LOSSES_OF
 from treetool.oracles.constituency.system import ConstituencySystem
 from treetool.oracles.constituency.tree import preorder
@@ -93,16 +93,17 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
     walk_policy = Explore(error_rate, seed) if policy == "explore" else Static()
     walk = functools.partial(_walk_text, system, tuple(labels), walk_policy, kind, limits)
     beyond = OutOfReach("exhaustive search" if kind == "search" else "oracle", fail=limits.fail)
+    underivable = OutOfReach("oracle", fail=False)  # no system derives them: left out and counted, as by oracle
     with (
         error_policy(on_error, rejects) as errors,
         AtomicOutput(output) as out,
         SentenceProgress(quiet) as progress,
         SentencePool(jobs, on_error=errors) as pool,
     ):
-        others = _predicted_trees(predicted, pool.report) if predicted is not None else None
+        others = _PredictedTrees(predicted, pool.report) if predicted is not None else None
         files = ((path, _tasks(path, pool.report, others, shard)) for path, _ in inputs)
         for path, results in pool.map_files(walk, files):
-            for (line, tree), outcome in progress.track(results, path):
+            for (line, tree, predicted_line), outcome in progress.track(results, path):
                 try:
                     text = outcome.get()
                 except SentenceTimeout as err:
@@ -112,13 +113,22 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                 except OracleUnavailable as err:  # longer than --max-length where the search must decide
                     beyond.add(_Located(path, line), f"longer than --max-length {limits.max_length}", err)
                     continue
+                except SinglePreterminalError as err:
+                    underivable.add(_Located(path, line), f"not derivable by {system_name} (a single preterminal: "
+                                    "no constituent above the words)", err)
+                    continue
                 except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line
                     errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
                     continue
+                except PredictedTreeError as err:  # located in --predicted; the gold tree is what is skipped
+                    errors(TreebankError(str(err), filename=predicted, line=predicted_line,
+                                         raw=tree_to_line(tree) + "\n"))
+                    continue
                 out.write(text)
-        if others is not None and next(others, None) is not None:
-            raise TreebankError("--predicted holds more trees than the gold files", filename=predicted)
+        if others is not None:
+            others.finish()
     beyond.report()
+    underivable.report()
 
 
 class _Located(NamedTuple):
@@ -132,18 +142,23 @@ class _Located(NamedTuple):
         return f"{self.filename}:{self.line}"
 
 
-def _tasks(path: str, report: Any, others: Iterator[Any] | None,
-           shard: Shard | None) -> Iterator[tuple[tuple[int, Any], tuple]]:
-    """``((line, tree), (tree, predicted tree or None, position))`` for each tree of ``path`` (of its ``shard``)."""
-    trees = read_treebank(path, "ptb", on_error=report, ptb_positions=True, shard=shard, **_cleaning())
-    for line, position, tree in trees:
-        other = None
+def _tasks(path: str, report: Any, others: _PredictedTrees | None,
+           shard: Shard | None) -> Iterator[tuple[tuple[int, Any, int | None], tuple]]:
+    """``((line, tree, predicted tree's line or None), (tree, predicted tree or None, position))`` for each tree of
+    ``path`` (of its ``shard``); with ``others``, not a tree whose predicted tree was refused (that is its error)."""
+    on_error = report if others is None else others.gold_refused
+    for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
+                                              **_cleaning()):
+        other_line, other = None, None
         if others is not None:
-            other = next(others, None)
-            if other is None:
+            found = others.for_gold()
+            if found is None:
                 raise TreebankError(f"tree {position} has no predicted tree (--predicted ends before it)",
                                     filename=path, line=line)
-        yield (line, tree), (tree, other, position)
+            if found is _REFUSED:
+                continue
+            other_line, other = found
+        yield (line, tree, other_line), (tree, other, position)
 
 
 def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, limits: SearchLimits,
@@ -153,7 +168,10 @@ def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any,
     gold = from_nltk(tree)
     target = None
     if other is not None:
-        target = from_nltk(other)
+        try:
+            target = from_nltk(other)
+        except GoldTreeError as err:  # not a constituency tree: a fault of --predicted's tree
+            raise PredictedTreeError(str(err)) from None
         if target.end != gold.end:
             raise GoldTreeError(f"the predicted tree has {target.end} words, the gold one {gold.end}")
         policy = Predicted(())
@@ -170,8 +188,56 @@ def _cleaning() -> dict[str, Any]:
     return {"drop_traces": True, "strip_functions": True, "remove_wrapper": True, "node": Bracket, "one_root": True}
 
 
-def _predicted_trees(path: str, report: Any) -> Iterator[Any]:
-    return (tree for _, tree in read_treebank(path, "ptb", on_error=report, ptb_lines=True, **_cleaning()))
+#: :meth:`_PredictedTrees.for_gold` of a gold tree whose predicted tree the reader refused (and reported).
+_REFUSED = object()
+
+
+class _PredictedTrees:
+    """The trees of ``--predicted``, the n-th paired with the n-th gold tree read, refused trees counted on both
+    sides (as the dependency ``annotate`` pairs sentences), so that a tree ``--on-error skip`` skips in either
+    file does not shift the pairs after it.
+
+    A refused tree is one whose error holds its text (``raw``); a stray ``)`` or word is not a tree.
+    """
+
+    def __init__(self, path: str, report: Any) -> None:
+        self._path, self._report = path, report
+        self._trees = read_treebank(path, "ptb", on_error=self._refused, ptb_positions=True, **_cleaning())
+        self._gold = 0  # gold trees read, refused ones included
+        self._read = 0  # predicted trees read, refused ones included
+        self._held: tuple[int, int, Any] | None = None  # a predicted tree read ahead of its gold tree
+
+    def _refused(self, err: TreebankError) -> None:
+        self._read += err.raw is not None
+        self._report(err)
+
+    def gold_refused(self, err: TreebankError) -> None:
+        """The gold reader's ``on_error``: a refused gold tree takes its place (its predicted tree is dropped)."""
+        self._gold += err.raw is not None
+        self._report(err)
+
+    def for_gold(self) -> tuple[int, Any] | None | object:
+        """``(line, tree)`` of the next gold tree's predicted tree, ``_REFUSED``, or None: ``--predicted`` ended."""
+        self._gold += 1
+        while True:
+            if self._held is None:
+                self._held = next(self._trees, None)
+                if self._held is None:
+                    return _REFUSED if self._read >= self._gold else None
+                self._read += 1
+            line, position, tree = self._held
+            if position < self._gold:  # the predicted tree of a refused gold tree
+                self._held = None
+                continue
+            if position > self._gold:
+                return _REFUSED
+            self._held = None
+            return line, tree
+
+    def finish(self) -> None:
+        """Raise if ``--predicted`` holds trees after the last gold one."""
+        if self._held is not None or next(self._trees, None) is not None or self._read > self._gold:
+            raise TreebankError("--predicted holds more trees than the gold files", filename=self._path)
 
 
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:

@@ -128,7 +128,7 @@ def write_constituency_oracle(
     if run.shard is not None and vocab_paths is None and run.format != "jsonl":
         raise InapplicableOption(f"--shard with --format {run.format} needs --vocab: the known words are those of "
                                  "the whole training file, which one shard does not see")
-    counts = [dict(file=path, trees=0, words=0, derived=0, unparsable=0) for path in paths]
+    counts = [dict(file=display_name(path), trees=0, words=0, derived=0, unparsable=0) for path in paths]
     with AtomicOutput(output) as out:  # replaced only when complete
         trees = _derivations(run, paths, on_error, on_unparsable, counts)
         if run.format == "jsonl":
@@ -243,7 +243,7 @@ def _write_with_own_vocabulary(trees: Iterator[Tree], run: Run, out: AtomicOutpu
 
 
 def _json(tree: Tree, run: Run) -> bytes:
-    record: dict[str, Any] = {"sent_id": str(tree.position), "file": tree.path, "line": tree.line,
+    record: dict[str, Any] = {"sent_id": str(tree.position), "file": display_name(tree.path), "line": tree.line,
                               "n": len(tree.words), "system": run.system.name, "actions": tree.actions}
     if tree.reason is not None:
         record["reason"] = tree.reason

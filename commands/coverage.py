@@ -17,7 +17,7 @@ from treetool.budget import Budget, SentenceTimeout
 from treetool.errors import TreebankError
 from treetool.parallel import SentencePool
 from treetool.report import render
-from treetool.treebank import read_treebank
+from treetool.treebank import display_name, read_treebank
 
 from .common import (
     Files, DependencyFromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
@@ -99,7 +99,7 @@ def coverage_command(
                          for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                  for path, fmt in inputs)
         for path, counted in pool.map_files(work, files):
-            counter = CoverageCounter(chosen, max_degree, path)
+            counter = CoverageCounter(chosen, max_degree, display_name(path))
             bad_before = policy.skipped  # the pool hands the reader's errors to the policy in input order
             for (position, sentence), outcome in progress.track(counted, path, lambda r: len(r[0][1].raw)):
                 try:

@@ -17,7 +17,7 @@ from treetool.formats.files import AtomicOutput
 from treetool.formats.oracle_file import FORMAT_COMMENT, LANGS, RECORDED_FORMAT, SPELLINGS
 from treetool.formats.step_columns import SequenceColumns
 from treetool.report import JsonReportFile
-from treetool.treebank import TreebankWriter, read_treebank
+from treetool.treebank import TreebankWriter, display_name, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
@@ -216,7 +216,7 @@ def oracle_command(
                              for s in read_treebank(path, fmt, on_error=pool.report, shard=shard)))
                      for path, fmt in inputs)
             for path, results in pool.map_files(work, files):
-                counts = SequenceCounts(path)
+                counts = SequenceCounts(display_name(path))
                 for (position, sentence), outcome in progress.track(results, path, lambda r: len(r[0][1].raw)):
                     result = _sequence(outcome, sentence, beyond, max_seconds)
                     counts.add(len(sentence), result)

@@ -15,7 +15,7 @@ from treetool.projectivization.pseudo import COVERED_ROOT_MODES, LIFT_ORDERS, PS
 from treetool.parallel import SentencePool
 from treetool.report import JsonReportFile, render
 from treetool.sentence import Sentence
-from treetool.treebank import TreebankWriter, read_treebank
+from treetool.treebank import TreebankWriter, display_name, read_treebank
 
 from .common import (
     Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
@@ -144,10 +144,10 @@ def projectivize_command(
         SentencePool(jobs, on_error=policy) as pool,
     ):
         for path, fmt in inputs:
-            stats = projectivizer.new_stats(path)
+            stats = projectivizer.new_stats(display_name(path))
             start = time.perf_counter()
             sentences = read_treebank(path, fmt, on_error=pool.report, shard=shard)
-            means = counts.setdefault(path, GeometricMeanByLength()) if plot_out is not None else None
+            means = counts.setdefault(display_name(path), GeometricMeanByLength()) if plot_out is not None else None
             for sentence in progress.track(projectivizer.run(sentences, stats, pool), path, size_of=_input_bytes):
                 writer.write(sentence)
                 if means is not None:

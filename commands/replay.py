@@ -46,7 +46,8 @@ def replay_command(
     (LA(nsubj)); unlabelled transitions leave DEPREL as it was. The
     '# transitions' line is removed, so `treetool oracle x | treetool replay -`
     gives back x byte for byte on every sentence the system derives. An
-    illegal action is an error naming the sentence and the step.
+    illegal action is an error at the '# transitions' line, naming the
+    sentence and the step.
 
     With --system top-down or in-order the input is an RNNG / In-Order oracle
     file (as `treetool oracle --format rnng|inorder` writes it, any in-order
@@ -89,19 +90,21 @@ def replay_command(
 
 
 def _replay(system, sentence: Sentence) -> None:
-    """Set the sentence's tree from its transitions comment (which is removed)."""
-    def fail(message: str) -> TreebankError:
-        return TreebankError(message, filename=sentence.filename, line=sentence.line,
+    """Set the sentence's tree from its transitions comment (which is removed); an error about the transitions
+    points at that comment's line, a missing comment at the sentence's first line."""
+    def fail(message: str, line: int | None) -> TreebankError:
+        return TreebankError(message, filename=sentence.filename, line=line if line is not None else sentence.line,
                              sent_id=sentence.sent_id, raw=sentence.raw)
 
+    line = sentence.comment_line(TRANSITIONS_COMMENT)
     actions = sentence.remove_comment(TRANSITIONS_COMMENT)
     if actions is None:
-        raise fail(f"no '# {TRANSITIONS_COMMENT} = ...' comment")
+        raise fail(f"no '# {TRANSITIONS_COMMENT} = ...' comment", None)
     _remove_recorded_format(sentence)
     try:
         heads, labels = replay_tree(system, actions.split(), len(sentence))
     except (IllegalAction, IncompleteDerivation) as err:
-        raise fail(f"{system.describe()}: {err}") from None
+        raise fail(f"{system.describe()}: {err}", line) from None
     sentence.set_tree(heads, labels)
 
 

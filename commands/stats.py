@@ -11,7 +11,7 @@ from treetool.plots import PlotFile, non_projectivity_figure
 from treetool.report import bar_chart, print_table, render
 from treetool.stats import LENGTH_BUCKET_NAMES, TreebankStats, new_labels, treebank_stats
 from treetool.shard import Shard
-from treetool.treebank import read_treebank
+from treetool.treebank import display_name, read_treebank
 
 from .common import (
     Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt,
@@ -145,7 +145,7 @@ def stats_command(
     with plot_file(plot) as plot_out, error_policy(on_error, rejects) as policy:
         for path, fmt in inputs:
             before = policy.skipped
-            stats = treebank_stats(read_treebank(path, fmt, on_error=policy, shard=shard), name=path,
+            stats = treebank_stats(read_treebank(path, fmt, on_error=policy, shard=shard), name=display_name(path),
                                    labels=count_labels, labels_after=scheme)
             stats.skipped = policy.skipped - before
             per_file.append(stats)
@@ -192,7 +192,7 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
     with error_policy(on_error, rejects) as policy:
         for path, fmt in inputs:
             before = policy.skipped
-            stats = ConstituencyStats(name=path)
+            stats = ConstituencyStats(name=display_name(path))
             for line, tree in read_treebank(path, fmt, on_error=policy, ptb_lines=True, shard=shard, **options):
                 try:
                     stats.add(tree)

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from treetool.commands.app import app
-from conftest import ROOT, SAMPLE_DATA, results_non_projective_shares, shared_path, ud_train_file
+from conftest import ROOT, SAMPLE_DATA, results_non_projective_shares, run_cli, shared_path, ud_train_file
 from treetool import __version__
 
 runner = CliRunner()
@@ -330,3 +330,14 @@ def test_every_conversion_to_conllx_warns_what_it_drops(tmp_path, command):
     assert result.exit_code == 0, result.output
     assert f"warning: {comments} comment lines dropped: conllx cannot hold them\n" in result.stderr
     assert f"warning: {multiword} multiword tokens dropped: conllx cannot hold them\n" in result.stderr
+
+
+def test_stats_names_stdin_as_every_message_does():
+    """Every message names standard input ``<stdin>``; the report did so as ``-``."""
+    data = EN.read_bytes()
+    doc = json.loads(run_cli("stats", "-", "--format", "json", stdin=data).stdout)
+    assert [row["file"] for row in doc["files"]] == ["<stdin>"]
+    tsv = run_cli("stats", "-", EN, "--format", "tsv", stdin=data).stdout.decode().splitlines()
+    assert [row.split("\t")[0] for row in tsv[1:]] == ["<stdin>", str(EN), "total"]
+    table = run_cli("stats", "-", stdin=data).stdout.decode()
+    assert "<stdin>" in table and " - " not in table

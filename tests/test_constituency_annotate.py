@@ -10,13 +10,14 @@ against ``json.dumps`` of :func:`step_record`.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
 import pytest
 from nltk import Tree
 
 from treetool.oracles.annotate import Explore
-from treetool.oracles.constituency import from_nltk, get_constituency_system
+from treetool.oracles.constituency import SinglePreterminalError, from_nltk, get_constituency_system
 from treetool.oracles.constituency.annotate import annotate_tree, step_record
 from treetool.oracles.constituency.dynamic import ConstituencyOracle
 from treetool.oracles.constituency.gold_index import GoldIndex
@@ -177,8 +178,10 @@ def forced_workers(monkeypatch) -> list[int]:
 
 def test_jobs_output_equals_one_process(tmp_path, forced_workers):
     sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2)]
-    # a bare preterminal (an error of the walk, in a worker) between good trees, unbalanced brackets at the end
-    path = write(tmp_path, sample[0] + "((NN alone))\n" + sample[1] + "(S (NP (DT a)) (VP (VB b))\n")
+    # a word without a tag (an error of the walk, in a worker) and a bare preterminal (not derivable: left out,
+    # counted) between good trees, unbalanced brackets at the end
+    path = write(tmp_path, sample[0] + "((S the (NN cat)))\n((NN alone))\n" + sample[1]
+                 + "(S (NP (DT a)) (VP (VB b))\n")
     args = ("annotate", path, "--system", "in-order", "--loss", "paper", "--policy", "explore", "--seed", "5",
             "--on-error", "skip")
     one = run_cli(*args)
@@ -196,7 +199,7 @@ def test_jobs_over_several_files_equal_one_process(tmp_path, forced_workers):
     sample = [shared_path("data", "ptb-sample", f"wsj_000{k}.mrg").read_text() for k in (1, 2, 3)]
     paths = [tmp_path / "a.mrg", tmp_path / "b.mrg", tmp_path / "c.mrg"]
     paths[0].write_text(sample[0])
-    paths[1].write_text("((NN alone))\n" + sample[1])
+    paths[1].write_text("((S the (NN cat)))\n((NN alone))\n" + sample[1])
     paths[2].write_text(sample[2] + "(S (NP (DT a)) (VP (VB b))\n")
     runs = []
     for jobs in ("1", "2"):
@@ -217,15 +220,30 @@ def test_unbalanced_brackets_name_file_and_line(tmp_path):
     assert result.stderr.decode().startswith(f"{path}:3:") and b"Traceback" not in result.stderr
 
 
-def test_bare_preterminal_tree_is_bad_input_at_its_line(tmp_path):
-    path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n")
-    result = run_cli("annotate", path, "--system", "in-order", "--loss", "paper")
-    assert result.returncode == 2 and result.stderr.decode().startswith(f"{path}:4:"), result.stderr
-    rejects = tmp_path / "rejects.mrg"
-    skipped = run_cli("annotate", path, "--system", "in-order", "--loss", "paper", "--on-error", "skip",
-                      "--rejects", rejects)
-    assert skipped.returncode == 0 and {r["sent_id"] for r in records(skipped)} == {"1"}
-    assert rejects.read_text() == "(NN alone)\n"  # the tree as cleaned (wrapper removed), one line
+@pytest.mark.parametrize("system", ["top-down", "in-order"])
+def test_bare_preterminal_tree_is_left_out_and_counted_as_by_oracle(tmp_path, system):
+    """A single preterminal is a well-formed tree that no system derives (both need a constituent above the
+    words): as ``treetool oracle`` and ``stats`` do, annotate leaves it out and says so, status 0; not bad input."""
+    path = write(tmp_path, "(S (NP (DT a)))\n\n\n( (NN alone) )\n(UH yes)\n")
+    result = run_cli("annotate", path, "--system", system, "--loss", "paper")
+    assert result.returncode == 0 and {r["sent_id"] for r in records(result)} == {"1"}
+    assert result.stderr.decode() == (f"warning: 2 sentences skipped: not derivable by {system} (a single "
+                                      f"preterminal: no constituent above the words): {path}:4 {path}:5\n")
+
+
+def test_bare_preterminal_trees_walked_by_workers_are_left_out_alike(tmp_path, forced_workers):
+    """The error a worker raises for a bare preterminal crosses to the main process pickled (its message its only
+    argument): with --jobs 2 the run is that of one process."""
+    path = write(tmp_path, "(S (NP (DT a)))\n(NN alone)\n(S (NP (DT b)))\n(UH yes)\n")
+    one = run_cli("annotate", path, "--system", "top-down", "--loss", "paper")
+    two = run_cli("annotate", path, "--system", "top-down", "--loss", "paper", "--jobs", "2")
+    assert forced_workers, "the workers never started"
+    assert two.returncode == one.returncode == 0 and two.stdout == one.stdout and two.stderr == one.stderr
+    assert one.stderr.decode().endswith(f"{path}:2 {path}:4\n")
+    with pytest.raises(SinglePreterminalError) as raised:
+        from_nltk(Tree.fromstring("(NN alone)"))
+    message = "the tree is a single preterminal (NN alone): it has no constituent"
+    assert str(pickle.loads(pickle.dumps(raised.value))) == message
 
 
 def test_empty_file_gives_no_steps(tmp_path):
@@ -297,6 +315,68 @@ def test_a_gold_label_outside_the_labels_file_is_bad_input(tmp_path, system):
     assert skipped.returncode == 0, skipped.stderr
     steps = records(skipped)
     assert {r["sent_id"] for r in steps} == {"1"} and all(r["optimal"] for r in steps)
+
+
+@pytest.mark.parametrize("system", ["top-down", "in-order"])
+@pytest.mark.parametrize("labels_option", [False, True])
+def test_a_predicted_label_outside_the_label_set_is_bad_input_in_the_predicted_file(tmp_path, system, labels_option):
+    """A predicted tree with a label the label set lacks (here QP: the gold trees', or --labels) would make the walk
+    take an action no step costs. It is bad input at the predicted tree's own line; --on-error skip skips the pair
+    (the gold tree goes to --rejects) and counts it."""
+    gold = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VBD c)))\n(S (NP (NN c)) (VP (VBD d)))\n")
+    predicted = write(tmp_path, "(S (NP (DT a) (NN b)) (VP (VBD c)))\n\n(S (QP (NN c)) (VP (VBD d)))\n", "p.mrg")
+    args = ["annotate", gold, "--system", system, "--policy", "predicted", "--predicted", predicted]
+    if labels_option:
+        args += ["--labels", write(tmp_path, "S\nNP\nVP\n", "l.txt")]
+    failed = run_cli(*args)
+    assert failed.returncode == 2
+    assert failed.stderr.decode() == f"{predicted}:3: the predicted tree has labels outside the label set: QP\n"
+    rejects = tmp_path / "rejects.mrg"
+    skipped = run_cli(*args, "--on-error", "skip", "--rejects", rejects)
+    assert skipped.returncode == 0, skipped.stderr
+    assert b"skipped 1 bad sentence" in skipped.stderr
+    steps = records(skipped)
+    assert {r["sent_id"] for r in steps} == {"1"} and all(r["action"] in r["costs"] for r in steps)
+    assert rejects.read_text() == "(S (NP (NN c)) (VP (VBD d)))\n"
+
+
+@pytest.mark.parametrize("refused_in", ["gold", "predicted"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_tree_refused_in_either_file_does_not_shift_the_pairs_after_it(tmp_path, refused_in, jobs):
+    """--on-error skip skips a malformed tree 2 of the gold or the predicted file and counts it; tree 3 of the gold
+    file is still paired with tree 3 of the predicted one (equal to it: every action taken costs 0), not with tree
+    2 (two words as well, other brackets: following it costs; it was so paired)."""
+    first, third = "(S (NP (DT a) (NN b)) (VP (VBD c)))\n", "(S (NP (NN c)) (VP (VBD d)))\n"
+    other, bad = "(S (NP (NN c) (VBD d)))\n", "(S (NP ) (VP (VBD r)))\n"
+    gold = write(tmp_path, first + (bad if refused_in == "gold" else other) + third)
+    predicted = write(tmp_path, first + (other if refused_in == "gold" else bad) + third, "p.mrg")
+    labels = write(tmp_path, "S\nNP\nVP\n", "l.txt")
+    result = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", predicted,
+                     "--labels", labels, "--on-error", "skip", "--jobs", jobs)
+    bad_file = gold if refused_in == "gold" else predicted
+    assert result.stderr.decode() == f"skipped 1 bad sentence (first: {bad_file}:2: constituent (NP) has no children)\n"
+    steps = records(result)
+    assert sorted({r["sent_id"] for r in steps}) == ["1", "3"]
+    assert all(r["costs"][r["action"]] == 0 for r in steps)
+
+
+def test_annotate_tree_refuses_a_predicted_label_outside_the_labels():
+    from treetool.oracles.annotate import Predicted
+    from treetool.oracles.constituency.annotate import PredictedTreeError
+
+    gold = from_nltk(Tree.fromstring("(S (NP (NN c)) (VP (VBD d)))"))
+    other = from_nltk(Tree.fromstring("(S (QP (NN c)) (VP (VBD d)))"))
+    with pytest.raises(PredictedTreeError, match="outside the label set: QP$"):
+        annotate_tree(get_constituency_system("in-order"), gold, ["S", "NP", "VP"], policy=Predicted(()),
+                      predicted=other)
+
+
+def test_a_predicted_single_preterminal_is_bad_input_in_the_predicted_file(tmp_path):
+    gold = write(tmp_path, "(S (NN c))\n")
+    predicted = write(tmp_path, "(NN c)\n", "p.mrg")
+    failed = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", predicted)
+    assert failed.returncode == 2 and failed.stderr.decode().startswith(f"{predicted}:1: ")
+    assert b"Traceback" not in failed.stderr
 
 
 def test_stdin_needs_labels(tmp_path):

@@ -206,3 +206,12 @@ def test_the_report_file_counts_each_input_and_all(tmp_path: Path) -> None:
     b = {"file": str(second), "trees": 1, "words": 1, "derived": 1, "unparsable": 0}
     assert counts == {"files": [a, b, a], "total": {"file": "total", "trees": 5, "words": 9, "derived": 3,
                                                      "unparsable": 2}}
+
+
+def test_stdin_is_named_stdin_in_the_report_file_and_the_records(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = run("oracle", "-", "--from", "ptb", "--system", "top-down", "--format", "jsonl", "--report-file", report,
+                 stdin=b"( (S (NN x)) )\n")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["file"] == "<stdin>"
+    assert [row["file"] for row in json.loads(report.read_text())["files"]] == ["<stdin>"]

@@ -50,3 +50,11 @@ def test_a_bare_word_is_bad_input_not_a_tree_without_constituents(tmp_path):
     skipped = run("stats", path, "--on-error", "skip", "--format", "json")
     total = json.loads(skipped.stdout)["total"]
     assert skipped.returncode == 0 and (total["trees"], total["constituents"], total["skipped"]) == (2, 1, 1)
+
+
+def test_stdin_is_named_stdin_in_the_report_and_the_messages() -> None:
+    doc = json.loads(run("stats", "-", "--from", "ptb", "--format", "json", stdin=b"(S (NN x))\n").stdout)
+    assert [row["file"] for row in doc["files"]] == ["<stdin>"]
+    bad = run("stats", "-", "--from", "ptb", stdin=b"(S (NN x))\n(S (NP the (NN x)))\n")
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == "<stdin>:2: bracket (NP ...) holds a bare word 'the': every word needs a POS tag\n"

@@ -116,6 +116,23 @@ def test_an_input_of_nothing_but_blanks_gives_no_output_and_no_complaint(tmp_pat
     assert (result.returncode, result.stdout, result.stderr, rejects.read_bytes()) == (0, b"", b"", b"")
 
 
+def test_a_tree_never_closed_is_refused_alone_and_the_next_trees_copied(tmp_path):
+    """A WSJ tree lacking its last ``)``: the next tree (``( (`` opening a line) starts a tree of its own, so
+    --on-error skip refuses only the broken tree (its text up to the next tree, in --rejects) and copies the rest."""
+    broken = "( (S \n    (NP-SBJ (PRP It) )\n    (VP (VBD ran) ))\n"  # the outer bracket is not closed
+    path = tmp_path / "in.mrg"
+    path.write_text(CAT + broken + "\n" + DOG)
+    failed = run_cli("filter", path)
+    assert failed.returncode == 2
+    assert failed.stderr.decode() == (f"{path}:5: unbalanced brackets: the tree starting on this line is not closed "
+                                      "(1 '(' still open at line 9, where the next tree starts)\n")
+    rejects = tmp_path / "rejects.mrg"
+    result = run_cli("filter", path, "--on-error", "skip", "--rejects", rejects)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode() == CAT + DOG
+    assert rejects.read_text() == broken + "\n"
+
+
 @pytest.mark.parametrize("option", ["--drop-traces", "--strip-functions", "--remove-wrapper"])
 def test_an_option_that_changes_trees_writes_one_per_line(tmp_path, option):
     data = INDENTED.replace("\n", "\r\n").encode()
@@ -212,6 +229,7 @@ def test_text_outside_the_trees_is_not_held_in_memory():
     none of it is kept while the next bracket is awaited: the pieces of ten megabytes of it take a few kilobytes."""
     import tracemalloc
 
+    from treetool.formats.ptb import opens_next_tree
     from treetool.formats.ptb_source import TreeTexts
 
     junk = "a line that is no tree " * 4 + "\n"  # 93 characters
@@ -222,7 +240,7 @@ def test_text_outside_the_trees_is_not_held_in_memory():
             yield junk
         yield "(S (B b))\n"
 
-    texts = TreeTexts()
+    texts = TreeTexts(opens_next_tree)
     tracemalloc.start()
     try:
         for _ in texts.lines(lines()):

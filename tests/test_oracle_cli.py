@@ -127,7 +127,29 @@ def test_replay_names_the_illegal_step():
     result = run("replay", "-", "--system", "arc-standard", stdin=data)
     assert result.returncode == 2
     err = result.stderr.decode()
-    assert err.startswith("<stdin>:1:") and "step 2" in err and "s1" in err
+    assert err.startswith("<stdin>:2:") and "step 2" in err and "s1" in err  # the '# transitions' line
+
+
+@pytest.mark.parametrize("transitions, message", [
+    ("SH SH RA LA", "step 4: illegal action 'LA'"),  # stack [0, 1] after RA: LA would make the root a dependent
+    ("SH", "the 1 transitions end in a configuration that is not final"),
+])
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_replay_points_at_the_transitions_line_of_the_sentence(tmp_path, transitions, message, ending):
+    """The error is in the '# transitions' comment: its line (here 11: after a good sentence of five lines, three
+    blank lines and two other comments) is where an editor should open, not the sentence's first line (9)."""
+    good = "# sent_id = s1\n# transitions = SH SH LA SH RA RA\n1\ta\t_\t_\t_\t_\t2\td\t_\t_\n" \
+           "2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n3\tc\t_\t_\t_\t_\t2\td\t_\t_\n"
+    bad = f"# sent_id = s2\n# text = a b\n# transitions = {transitions}\n" \
+          "1\ta\t_\t_\t_\t_\t2\td\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n"
+    path = tmp_path / "in.conllu"
+    path.write_bytes((good + "\n\n\n" + bad + "\n").replace("\n", ending).encode())
+    failed = run("replay", path, "--system", "arc-standard")
+    assert failed.returncode == 2
+    assert failed.stderr.decode().startswith(f"{path}:11: arc-standard") and message in failed.stderr.decode()
+    assert failed.stderr.decode().endswith(" (sentence s2)\n")
+    skipped = run("replay", path, "--system", "arc-standard", "--on-error", "skip")
+    assert skipped.returncode == 0 and skipped.stderr.decode().startswith(f"skipped 1 bad sentence (first: {path}:11: ")
 
 
 def test_replay_without_transitions_is_an_error():
@@ -268,3 +290,14 @@ def test_max_seconds_bounds_the_generic_search():
 def test_max_seconds_refused_where_nothing_is_super_linear(args):
     result = run(*args)
     assert result.returncode == 2 and result.stderr.decode().startswith("treetool: error: --")
+
+
+def test_coverage_and_oracle_reports_name_stdin_as_every_message_does(tmp_path):
+    data = EN.read_bytes()
+    coverage = json.loads(run("coverage", "-", "--system", "arc-eager", "--format", "json", stdin=data).stdout)
+    assert [row["file"] for row in coverage["files"]] == ["<stdin>"]
+    report = tmp_path / "report.json"
+    oracle = run("oracle", "-", "--system", "arc-eager", "--on-unparsable", "projectivize", "-o", tmp_path / "out",
+                 "--report-file", report, stdin=data)
+    assert oracle.returncode == 0, oracle.stderr
+    assert [row["file"] for row in json.loads(report.read_text())["files"]] == ["<stdin>"]

@@ -238,3 +238,11 @@ def test_optimal_accuracy_at_least_pseudo_on_every_sentence(path: Path):
         single = optimal_projective_score(heads, single_root=True)  # UD trees have one root: the default
         assert single >= pseudo_kept, (path.name, sentence.line)
         assert optimal_projective_score(heads, single_root=False) >= single
+
+
+def test_the_report_names_stdin_as_every_message_does(tmp_path):
+    report = tmp_path / "report.json"
+    result = runner.invoke(app, ["projectivize", "-", "-o", str(tmp_path / "out.conllu"), "--report-file",
+                                 str(report)], input=EN.read_bytes())
+    assert result.exit_code == 0, result.output
+    assert [row["file"] for row in json.loads(report.read_text())["files"]] == ["<stdin>"]

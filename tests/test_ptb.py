@@ -319,6 +319,31 @@ def test_error_unclosed_bracket_reports_line_where_tree_starts():
     assert [e.line for e in errors] == [3]
 
 
+NOT_CLOSED = ("unbalanced brackets: the tree starting on this line is not closed (1 '(' still open at line {}, "
+              "where the next tree starts)")
+
+
+def test_a_tree_missing_its_last_bracket_is_reported_at_its_own_line_not_as_the_next_trees_missing_label():
+    """The WSJ files start every tree with ``( (`` at the start of a line; met inside a tree, that is the next
+    tree, the one being read lacking its last ``)``: reported at that tree's first line, and read on from the next
+    one (it was reported as a bracket without a label at the next tree's line, every later tree lost)."""
+    broken = "( (S\n    (NP (NN a))\n    (VP (VB b)))\n\n"  # its outer bracket is not closed
+    text = "( (S (NN z)) )\n" + broken + "( (S (NN c)) )\n( (S (NN d)) )\n"
+    error = first_error(text)
+    assert (error.message, error.line) == (NOT_CLOSED.format(6), 2)
+    assert str(error).startswith("t.mrg:2: unbalanced brackets: the tree starting on this line is not closed")
+    trees, errors = collect_errors(text)
+    assert trees == ["( (S (NN z)))", "( (S (NN c)))", "( (S (NN d)))"]
+    assert [(e.message, e.line, e.raw) for e in errors] == [(NOT_CLOSED.format(6), 2, broken)]
+
+
+def test_an_error_inside_a_tree_never_closed_ends_where_the_next_tree_starts():
+    text = "( (S (NP ) (VB b))\n( (S (NN c)) )\n"
+    trees, errors = collect_errors(text)
+    assert trees == ["( (S (NN c)))"]
+    assert [(e.message, e.line) for e in errors] == [("constituent (NP) has no children", 1)]
+
+
 def test_error_leaf_outside_brackets():
     text = "(S (NN a))\nstray words\n(S (NN b))\n"
     error = first_error(text)

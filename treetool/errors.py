@@ -8,6 +8,11 @@ loop can catch a single exception type.
 from __future__ import annotations
 
 
+def display_name(path: str) -> str:
+    """How messages and reports name an input: ``<stdin>`` for ``-``."""
+    return "<stdin>" if path == "-" else path
+
+
 class TreebankError(ValueError):
     """Malformed treebank input, located by file, line and sentence id.
 
@@ -33,7 +38,7 @@ class TreebankError(ValueError):
         self.raw = raw
 
     def __str__(self) -> str:
-        where = self.filename or "<input>"
+        where = display_name(self.filename) if self.filename else "<input>"
         if self.line is not None:
             where = f"{where}:{self.line}"
         text = f"{where}: {self.message}"

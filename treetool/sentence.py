@@ -260,6 +260,12 @@ class Sentence:
         found = self._comment_row(key)
         return None if found is None else found[1]
 
+    def comment_line(self, key: str) -> int | None:
+        """The line in its file of the comment ``# key = value`` before the first word, or None (the sentence's
+        lines as read: before any comment is added or removed). Errors about a comment's value point there."""
+        found = self._comment_row(key)
+        return None if found is None else self.line + found[0]
+
     def remove_comment(self, key: str) -> str | None:
         """Remove the comment ``# key = value`` (the inverse of :meth:`add_comment`); return its value.
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
-from .errors import TreebankError
+from .errors import TreebankError, display_name
 from .formats.damage import decoding_errors
 from .formats.oracle_file import recorded_format
 from .shard import Shard, Window, WindowReader, find_window
@@ -59,11 +59,6 @@ def resolve_format(path: str, fmt: str | None, head: bytes) -> str:
             filename=display_name(path),
         )
     return guessed
-
-
-def display_name(path: str) -> str:
-    """How messages name an input: ``<stdin>`` for ``-``."""
-    return "<stdin>" if path == "-" else path
 
 
 @contextmanager

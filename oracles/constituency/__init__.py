@@ -23,7 +23,7 @@ from ..errors import SystemSpecError
 from .in_order import KPARSER_MAX_UNARY, InOrder
 from .system import LABELLED_KINDS, Built, Configuration, ConstituencySystem, Item, Open, Word, parse_action
 from .top_down import RNNG_MAX_OPEN_NTS, TopDown
-from .tree import GoldTreeError, MissingTagError, Node, Span, from_nltk, postorder, preorder
+from .tree import GoldTreeError, MissingTagError, Node, SinglePreterminalError, Span, from_nltk, postorder, preorder
 
 CONSTITUENCY_SYSTEMS: dict[str, type[ConstituencySystem]] = {"top-down": TopDown, "in-order": InOrder}
 """Constituency system names -> classes."""
@@ -42,5 +42,6 @@ def get_constituency_system(name: str, **options: Any) -> ConstituencySystem:
 __all__ = [
     "CONSTITUENCY_SYSTEMS", "get_constituency_system", "TopDown", "InOrder", "RNNG_MAX_OPEN_NTS",
     "KPARSER_MAX_UNARY", "ConstituencySystem", "Configuration", "Word", "Open", "Built", "Item", "parse_action",
-    "LABELLED_KINDS", "Node", "Span", "GoldTreeError", "MissingTagError", "from_nltk", "postorder", "preorder",
+    "LABELLED_KINDS", "Node", "Span", "GoldTreeError", "MissingTagError",
+    "SinglePreterminalError", "from_nltk", "postorder", "preorder",
 ]

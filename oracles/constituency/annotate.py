@@ -19,9 +19,14 @@ from treetool.budget import Budget
 
 from .dynamic import ConstituencyOracle
 from .system import Configuration, ConstituencySystem, Open, Word, parse_action
-from .tree import Node
+from .tree import Node, labels_outside
 
-__all__ = ["ConstituencyStep", "annotate_tree", "step_record"]
+__all__ = ["ConstituencyStep", "PredictedTreeError", "annotate_tree", "step_record"]
+
+
+class PredictedTreeError(ValueError):
+    """A predicted tree that a walk cannot follow (the message says why): bad input in the predicted trees' file,
+    not in the gold one."""
 
 
 class ConstituencyStep(NamedTuple):
@@ -44,7 +49,14 @@ def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str],
     at each step: a walk is super-linear, each step's record as long as the
     stack) and the oracles' work, ``max_states`` the configurations their
     exhaustive searches expand; either raises ``treetool.budget.SentenceTimeout``.
+    A ``predicted`` tree (followed under a ``Predicted`` policy) with a label
+    outside ``labels`` raises :class:`PredictedTreeError`: the walk would take
+    actions that no step costs.
     """
+    if predicted is not None and isinstance(policy, Predicted):
+        unknown = labels_outside(predicted, labels)
+        if unknown:
+            raise PredictedTreeError(f"the predicted tree has labels outside the label set: {', '.join(unknown)}")
     budget = Budget(max_seconds, max_states)
     oracle = ConstituencyOracle(system, gold, labels, loss, max_length, budget=budget)
     if isinstance(policy, Explore):

@@ -58,7 +58,7 @@ from .authors_loss import AuthorsCosts
 from .paper_loss import PaperCosts, paper_loss
 from .search import min_loss
 from .system import Configuration, ConstituencySystem, Open, span_of
-from .tree import GoldTreeError, Node
+from .tree import GoldTreeError, Node, labels_outside
 
 __all__ = ["LOSSES", "LOSSES_OF", "ConstituencyOracle"]
 
@@ -96,7 +96,7 @@ class ConstituencyOracle:
             raise ValueError(f"loss for {system.name} must be one of {offered}, not {loss!r}")
         self.system, self.gold_tree, self.labels, self.kind = system, gold, list(labels), loss
         self.gold = GoldIndex(gold, system)
-        unknown = sorted(self.gold.labels.difference(self.labels))
+        unknown = labels_outside(gold, self.labels)
         if unknown:  # their constituents could never be built: a step would have no action of cost 0
             raise GoldTreeError(f"the tree has labels outside the label set: {', '.join(unknown)}")
         self._exact = None

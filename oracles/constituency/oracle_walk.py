@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .tree import GoldTreeError, MissingTagError, is_preterminal
+from .tree import MissingTagError, SinglePreterminalError, is_preterminal
 
 __all__ = ["OracleWalk", "oracle_walk"]
 
@@ -45,11 +45,11 @@ def oracle_walk(tree: Any, kind: str, label_first: bool) -> OracleWalk:
 
     Depth-first with an explicit stack (bracket, iterator over its other
     children, its label action not yet written): trees nest as deep as the
-    reader allows. Raises :class:`GoldTreeError` as :func:`~.tree.from_nltk`
-    does (a single preterminal; :class:`MissingTagError`, a bare word beside brackets).
+    reader allows. Raises as :func:`~.tree.from_nltk`
+    does (:class:`SinglePreterminalError`; :class:`MissingTagError`, a bare word beside brackets).
     """
     if is_preterminal(tree):
-        raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
+        raise SinglePreterminalError.of(tree)
     tags: list[str] = []
     words: list[str] = []
     actions: list[str] = []

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from nltk import Tree
 
 __all__ = [
-    "Node", "Span", "GoldTreeError", "MissingTagError", "from_nltk", "gold_and_tokens", "tokens", "preorder",
-    "postorder", "is_preterminal", "tree_from_spans", "bracketed",
+    "Node", "Span", "GoldTreeError", "MissingTagError", "SinglePreterminalError", "from_nltk", "gold_and_tokens",
+    "tokens", "preorder", "postorder", "is_preterminal", "tree_from_spans", "bracketed", "labels_outside",
 ]
 
 Span = tuple[str, int, int]
@@ -35,6 +35,18 @@ class GoldTreeError(ValueError):
 class MissingTagError(GoldTreeError):
     """A word with no POS tag above it: bad input for every command, where a tree without constituents (a single
     preterminal) is only one that no system derives."""
+
+
+class SinglePreterminalError(GoldTreeError):
+    """A tree that is one preterminal (``(NN x)``): well-formed, but it has no constituent, and both systems need
+    one above the words to reach a final configuration, so no system derives it (every command leaves it out and
+    counts it, as any tree a system cannot derive)."""
+
+    @classmethod
+    def of(cls, tree: Any) -> "SinglePreterminalError":
+        """The error for the preterminal ``tree`` (the message as its only argument: it crosses ``--jobs``'
+        processes pickled)."""
+        return cls(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
 
 
 class Node(NamedTuple):
@@ -99,8 +111,8 @@ def from_nltk(tree: "Tree") -> Node:
 
     ``tree`` is an ``nltk.Tree`` or a ``treetool.formats.ptb.Bracket``.
 
-    Raises :class:`GoldTreeError` for a tree that is a single preterminal
-    (no constituent for the root), a bracket holding several words or
+    Raises :class:`SinglePreterminalError` for a tree that is a single
+    preterminal (no constituent for the root), :class:`GoldTreeError` for a bracket holding several words or
     words beside brackets (``(NP the (NN cat))``).
     """
     return gold_and_tokens(tree)[0]
@@ -109,7 +121,7 @@ def from_nltk(tree: "Tree") -> Node:
 def gold_and_tokens(tree: Any) -> tuple[Node, list[str], list[str]]:
     """:func:`from_nltk` plus the POS tags and the words, in one walk."""
     if is_preterminal(tree):
-        raise GoldTreeError(f"the tree is a single preterminal ({tree.label()} {tree[0]}): it has no constituent")
+        raise SinglePreterminalError.of(tree)
     tags: list[str] = []
     words: list[str] = []
     return _convert(tree, tags, words), tags, words
@@ -151,6 +163,13 @@ def preorder(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(c for c in reversed(current.children) if isinstance(c, Node))
+
+
+def labels_outside(tree: Node, labels: Iterable[str]) -> list[str]:
+    """The labels of ``tree``'s constituents that ``labels`` lacks, sorted: no action costed over ``labels`` builds
+    their constituents (an oracle would cost no step's gold action, a walk following ``tree`` would take
+    uncosted actions)."""
+    return sorted({node.label for node in preorder(tree)}.difference(labels))
 
 
 def postorder(node: Node) -> list[Span]:

@@ -47,6 +47,7 @@ __all__ = [
     "TRACE_LABEL",
     "WRAPPER_LABELS",
     "drop_trace_elements",
+    "opens_next_tree",
     "outside_brackets",
     "parse_ptb_string",
     "read_ptb",
@@ -74,6 +75,21 @@ ErrorHandler = Callable[[TreebankError], object]
 #: ``nltk.Tree`` (the default node of :func:`read_ptb`) recurses in ``leaves``, ``pformat`` and more: a tree ten
 #: times deeper than any real one is refused at its line rather than ending in Python's recursion limit there.
 MAX_DEPTH = 400
+
+#: ``( (`` at the start of a line: the outer, unlabelled bracket of a WSJ tree (see :func:`opens_next_tree`).
+_WRAPPED_TREE_START = re.compile(r"\([ \t]*\(")
+
+
+def opens_next_tree(line: str) -> bool:
+    """Whether ``line``, met inside a tree, starts the next one: the tree being read was never closed.
+
+    A line starting with ``( (`` (not indented) is how each tree of the WSJ files starts; inside a tree it could
+    only be a bracket without a label, which no tree has (an indented one is reported as that). A tree that lacks
+    its last ``)`` is then reported at its own first line, and the reading goes on with the next tree, rather
+    than that tree's wrapper being reported as a bracket without a label.
+    """
+    return _WRAPPED_TREE_START.match(line) is not None
+
 
 # Parser modes.
 _NORMAL = 0
@@ -252,7 +268,7 @@ def read_ptb_with_lines(
             raise ValueError("source_text is for the general parser: not with fast")
         from .ptb_source import TreeTexts  # here: the other readers of PTB do not pay for importing it
 
-        texts = TreeTexts()
+        texts = TreeTexts(opens_next_tree)
         lines = texts.lines(lines)  # before the byte order mark is dropped: it is text to copy
 
     def general(lines: Iterable[str], first_line: int, first_position: int) -> Iterator[tuple[int, int, Any]]:
@@ -362,7 +378,8 @@ def read_ptb(
     Errors (a :class:`TreebankError` with ``filename`` and 1-based ``line``):
 
     * extra ``)``: the line of that bracket;
-    * ``(`` still open at the end of the input: the line where the tree starts;
+    * ``(`` still open at the end of the input, or where a line opening with ``( (`` starts the next tree
+      (:func:`opens_next_tree`): the line where the unclosed tree starts;
     * a word (or ``)``) outside any bracket: the line of the word (a
       :class:`~treetool.errors.StrayText`, one for each stretch of such text
       on a line, its ``raw`` that text);
@@ -536,12 +553,18 @@ def _parse(
     for lineno, text in enumerate(lines, first_line):
         if "\x00" in text:
             refuse_nul(text, lineno, filename)  # binary data: raised, never skipped (see .damage)
+        if stack:
+            raw_lines.append(text)
+        elif mode != _SKIP_TREE:
+            raw_lines = [text]
+        elif opens_next_tree(text):  # the tree being skipped was never closed: its error, then the next tree
+            assert pending is not None
+            report(pending[0], pending[1], "".join(raw_lines))
+            mode, pending, raw_lines = _NORMAL, None, [text]
+        else:
+            raw_lines.append(text)
         depth = skip_depth if mode == _SKIP_TREE else len(stack)  # the brackets open as the line starts
         strays = 0
-        if stack or mode == _SKIP_TREE:
-            raw_lines.append(text)
-        else:
-            raw_lines = [text]
         if "(" in text or ")" in text:
             tokens = text.replace("(", " ( ").replace(")", " ) ").split()
         else:
@@ -570,7 +593,14 @@ def _parse(
                 if stack:
                     top = stack[-1]
                     if top[0] is None:
-                        if len(stack) > 1:
+                        if tree_line < top[2] == lineno and opens_next_tree(text):
+                            # "( (" opening a line inside the tree: the next tree; this one was never closed
+                            report(f"unbalanced brackets: the tree starting on this line is not closed "
+                                   f"({len(stack) - 1} '(' still open at line {lineno}, where the next tree "
+                                   "starts)", tree_line, "".join(raw_lines[:-1]))
+                            stack[:] = [top]
+                            tree_line, position, raw_lines = lineno, position + 1, [text]
+                        elif len(stack) > 1:
                             # "(X ( (Y ...": a nested bracket without a label.
                             pending = ("missing label: bracket without a label", top[2])
                             skip_depth = len(stack) + 1

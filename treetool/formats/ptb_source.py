@@ -75,7 +75,10 @@ class SourcedTree:
 class TreeTexts:
     """Cuts the lines of a PTB input into :class:`TreeText` pieces as a parser reads them (:meth:`lines`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, opens_next_tree: Callable[[str], bool]) -> None:
+        """``opens_next_tree(line)``: whether a line met inside a bracket starts the next tree, the bracket being
+        cut as one never closed (the reader's rule, :func:`treetool.formats.ptb.opens_next_tree`)."""
+        self._opens_next_tree = opens_next_tree
         self._done: deque[TreeText] = deque()  # pieces cut, not yet claimed by a tree or a refusal
         self._last: TreeText | None = None  # the last piece cut, whose ``after`` is not known yet
         self._depth = 0
@@ -101,6 +104,9 @@ class TreeTexts:
     def _cut(self, line: str) -> None:
         """Place the text of ``line`` (no bracket starts or ends on most lines: placed whole)."""
         depth, closes = self._depth, line.count(")")
+        if depth and line[:1] == "(" and self._opens_next_tree(line):  # the bracket being read was never closed
+            self._end_unclosed()
+            depth = 0
         if depth > closes:  # inside a bracket that cannot close here
             self._depth = depth + line.count("(") - closes
             self._open.append(line)
@@ -157,9 +163,14 @@ class TreeTexts:
     def _end(self) -> None:
         """The end of the input: the last piece's ``after``, or a bracket never closed as a piece of its own."""
         if self._depth:
-            self._add(TreeText("".join(self._open), self._first_before(), ""))
+            self._end_unclosed()
         elif self._last is not None:
             self._last.after = "" if self._junk else "".join(self._gap)
+
+    def _end_unclosed(self) -> None:
+        """The bracket being read ends unclosed (the next tree starts, or the input ends): a piece of its own."""
+        self._add(TreeText("".join(self._open), self._first_before(), ""))
+        self._depth = 0
 
     def _first_before(self) -> str:
         return self._before if self._last is None else ""
