@@ -156,7 +156,7 @@ def in_process(path: Path, system_name: str, labeled: bool, folder: Path, repeat
     def parquet() -> None:
         with ParquetOutput(str(folder / "inprocess.parquet"), StepColumns(system, labeled), {"command": "annotate"}) as out:
             for sent_id, walk in walks():
-                out.write(walk_record(sent_id, walk))
+                out.write(walk_record(sent_id, walk, configurations=labeled))  # as annotate does
 
     return {name: wall_and_cpu(run, repeat) for name, run in (("walks", walk_only), ("jsonl", jsonl), ("parquet", parquet))}
 

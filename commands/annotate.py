@@ -307,9 +307,8 @@ def _walk_columns(system: TransitionSystem, actions: Any, packed: bool,
     steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
                               max_length=max_length, max_seconds=max_seconds, max_states=max_states,
                               oracle_options=options)
-    if actions is None:
-        return walk_record(sent_id, steps, packed=packed)
-    return walk_record(sent_id, steps, functools.partial(_cost_vector, actions, as_heads(heads)), packed)
+    vector = None if actions is None else functools.partial(_cost_vector, actions, as_heads(heads))
+    return walk_record(sent_id, steps, vector, packed, configurations=labeled)
 
 
 def _cost_vector(actions: Any, gold: list[int], step: Step) -> Any:

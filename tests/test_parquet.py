@@ -14,6 +14,7 @@ import gzip
 import json
 import lzma
 import os
+import pickle
 import random
 import signal
 import subprocess
@@ -25,7 +26,7 @@ import pytest
 
 from treetool.formats.files import FileAccessError
 from treetool.oracles import Configuration, get_system
-from treetool.oracles.annotate import annotate_sentence
+from treetool.oracles.annotate import Explore, Predicted, annotate_sentence
 
 from conftest import SAMPLE_DATA, force_workers, run_cli as run
 from oracle_trees import rooted_tree
@@ -130,6 +131,33 @@ def test_a_predicted_walk_with_its_own_labels_is_the_jsonl_one(tmp_path, system)
     for row, record in zip(rows, records):
         assert {k: row[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "labels", "action")} == \
             {k: record[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "labels", "action")}
+
+
+@pytest.mark.parametrize("system_name", ["arc-eager", "arc-hybrid", "arc-standard", "nm-arc-eager", "attardi", "swap"])
+@pytest.mark.parametrize("labelled", [False, True], ids=["unlabelled", "labelled"])
+def test_the_writer_replays_the_configurations_the_walk_went_through(system_name, labelled):
+    """A record without configurations (the run's own process) and one with them give the same columns: the
+    replay by the actions taken reaches every configuration the walk met, labels included (the predicted
+    policy's actions carry labels the gold tree does not have)."""
+    system = get_system(system_name)
+    rng = random.Random(11)
+    for number in range(40):
+        n = rng.randint(1, 7)
+        heads = rooted_tree(n, rng)
+        labels = ["", *(rng.choice(LABELS) for _ in range(n))] if labelled else None
+        if number % 2:
+            policy = Explore(0.4, number)
+        else:
+            other = [""] + [rng.choice(LABELS) for _ in range(n)] if labelled else None
+            policy = Predicted(rooted_tree(n, rng), other)
+        steps = list(annotate_sentence(system, heads, labels, policy=policy, position=number, oracle="exact"))
+        for configurations in (False, True):
+            sent_id, size, fields, _ = pickle.loads(step_columns.walk_record("s", steps, configurations=configurations))
+            assert size == n and len(fields) == (8 if configurations else 3)
+        taken = pickle.loads(step_columns.walk_record("s", steps))[2]
+        replayed = step_columns.replayed(system, labelled, n, taken)
+        assert replayed[1:] == tuple(zip(*steps))[1:]
+        assert step_columns.sentence_steps("s", replayed) == step_columns.sentence_steps("s", tuple(zip(*steps)))
 
 
 def test_a_row_group_without_any_label_yet(tmp_path):

@@ -42,6 +42,9 @@ def serve() -> None:
     with contextlib.suppress(OSError):  # the run has ended: no one to tell
         report.write(message)
         report.flush()
+    # Nothing is left to flush or close (the file is written, the report sent): ending here spares the run,
+    # which waits for this process, the interpreter's tear-down of pyarrow and numpy (about 30 ms).
+    os._exit(0)
 
 
 def write_records(source: IO[bytes]) -> str:

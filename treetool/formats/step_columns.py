@@ -78,7 +78,8 @@ class SentenceSteps(NamedTuple):
 
 #: The fields of a step that a walk's record carries when the writer replays its configurations (costs,
 #: optimal, action): the others are the configuration the step starts from.
-_TAKEN = operator.itemgetter(5, 6, 7)
+_TAKEN_FIELDS = (5, 6, 7)
+_TAKEN = operator.itemgetter(*_TAKEN_FIELDS)
 
 
 class Replayable(Protocol):
@@ -90,14 +91,17 @@ class Replayable(Protocol):
     def apply(self, config: Any, action: Any) -> Any: ...
 
 
-def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False) -> bytes:
+def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False,
+                configurations: bool = False) -> bytes:
     """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its length, what
     it did at each step (costs, optimal actions, action taken: one tuple each, by ``zip``) and, with
     ``vector(step)`` given (numpy, C ints), the steps' cost vectors.
 
     The configurations (stack, buffer, heads, labels) are left out: the writer process replays them from the
-    actions (:meth:`StepColumns.add`), on the other core, and pickling them would cost the run's process
-    about 0.3 s on EWT, two thirds of the whole hand-over.
+    actions (:func:`replayed`), on the other core, where pickling them would cost the run's process twice the
+    rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they are handed
+    over all the same, for a writer with too much to do already (labelled walks: their labels columns take it
+    longer than the walks take the run; replaying too made the run 8% slower).
 
     ``packed``: the walk's :class:`SentenceSteps` instead, packed here from all its fields. The run's own
     process leaves the replaying and packing to the writer process; ``--jobs`` workers pack their walks
@@ -109,7 +113,8 @@ def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: 
     if packed:
         return pickle.dumps(sentence_steps(sent_id, tuple(zip(*steps)), vectors), pickle.HIGHEST_PROTOCOL)
     n = len(steps[0][3]) - 1 if steps else 0  # heads: n + 1 entries
-    return pickle.dumps((sent_id, n, tuple(zip(*map(_TAKEN, steps))), vectors), pickle.HIGHEST_PROTOCOL)
+    fields = tuple(zip(*steps)) if configurations else tuple(zip(*map(_TAKEN, steps)))
+    return pickle.dumps((sent_id, n, fields, vectors), pickle.HIGHEST_PROTOCOL)
 
 
 def replayed(system: Replayable, labelled: bool, n: int, taken: Sequence[tuple]) -> tuple[tuple, ...]:
@@ -267,13 +272,15 @@ class StepColumns:
         fields += [("optimal", pa.list_(spelled)), ("action", spelled)]
         return pa.schema(fields)
 
-    def add(self, record: SentenceSteps | tuple[str, int, Sequence[tuple], bytes | None]) -> _Group | None:
+    def add(self, record: SentenceSteps | tuple[str, int, tuple[tuple, ...], bytes | None]) -> _Group | None:
         """Take one walk (a record of :func:`walk_record`, unpickled); the row group when it is full, else None."""
         if isinstance(record, SentenceSteps):
             walk = record
         else:
-            sent_id, n, taken, vectors = record
-            walk = sentence_steps(sent_id, replayed(self.system, self.labelled, n, taken), vectors)
+            sent_id, n, fields, vectors = record
+            if len(fields) == len(_TAKEN_FIELDS):  # the configurations left to replay
+                fields = replayed(self.system, self.labelled, n, fields)
+            walk = sentence_steps(sent_id, fields, vectors)
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
         return self.flush() if self._group.rows >= self.rows_per_group else None
