@@ -51,10 +51,6 @@ StepFormat = choices("StepFormat", (*DEPENDENCY_FORMATS, "parquet"))
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
 
-#: The longest sentence the constituency systems' exact search takes by default (a dependency system declares
-#: its own: ``exact_max_length``, swap's 7).
-DEFAULT_MAX_LENGTH = 10
-
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
     OnlyWhen(("predicted", "align"), lambda v: v["policy"] == "predicted", "needs --policy predicted"),
@@ -161,7 +157,7 @@ def annotate_command(
         raise InapplicableOption("--shard cannot pair --predicted's sentences with one shard of the gold file: "
                                  "shard both files alike with filter --ids, or run without --shard")
     if system in CONSTITUENCY_SYSTEMS:
-        max_length = DEFAULT_MAX_LENGTH if max_length is None else max_length
+        max_length = CONSTITUENCY_SYSTEMS[system].exact_max_length if max_length is None else max_length
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, limits, output_format.value, output, from_format, on_error,

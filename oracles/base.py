@@ -31,7 +31,10 @@ from typing import Any, Generic, TypeVar
 
 from .errors import IllegalAction, IncompleteDerivation, SystemSpecError
 
-__all__ = ["BaseSystem", "ConfigurationT", "instantiate"]
+__all__ = ["SYSTEM_MAX_LENGTH", "BaseSystem", "ConfigurationT", "instantiate"]
+
+SYSTEM_MAX_LENGTH = -1
+"""The default of ``max_length`` (exact search): the system's declared ``exact_max_length`` (``None``: no limit)."""
 
 ConfigurationT = TypeVar("ConfigurationT")
 """The configuration type of a family of systems (module doc: the contract)."""
@@ -43,6 +46,9 @@ class BaseSystem(ABC, Generic[ConfigurationT]):
     name: str = "custom"
     option_names: tuple[str, ...] = ()
     """The constructor's keyword options, each kept in the attribute of the same name (module doc)."""
+    exact_max_length: int = 10
+    """The longest sentence the exact search takes by default (``annotate --max-length``): a longer one is
+    refused at once, where searching it would take too long to be worth it (swap: 7)."""
 
     @abstractmethod
     def initial(self, n: int) -> ConfigurationT:

@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 from treetool.budget import Budget
 
-from .base import BaseSystem
+from .base import SYSTEM_MAX_LENGTH, BaseSystem
 from .configuration import Action, Configuration, DynamicOracle, format_action, parse_action
 from .errors import OracleUnavailable
 from .search import ExactOracle, derivable, search_oracle
@@ -34,10 +34,6 @@ from .spec import SEARCH_ONLY, OracleSpec
 from .vocabulary import ActionKinds, ActionVocabulary
 
 __all__ = ["SYSTEM_MAX_LENGTH", "TransitionSystem"]
-
-SYSTEM_MAX_LENGTH = -1
-"""The default of ``max_length`` (exact search): the system's declared ``exact_max_length`` (``None``: no limit)."""
-
 
 # --------------------------------------------------------------------------
 # the interface
@@ -65,9 +61,6 @@ class TransitionSystem(BaseSystem[Configuration]):
     oracle_spec: OracleSpec = SEARCH_ONLY
     action_kinds: ActionKinds | None = None
     """The transitions, for :meth:`actions` (``treetool.oracles.vocabulary``); ``None``: no vocabulary."""
-    exact_max_length: int = 10
-    """The longest sentence the exact search takes by default (:meth:`exact_oracle`, ``annotate --max-length``):
-    a longer one is refused at once, where searching it would take too long to be worth it (swap: 7)."""
 
     @abstractmethod
     def initial(self, n: int, labeled: bool = False) -> Configuration:

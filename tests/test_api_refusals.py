@@ -176,3 +176,23 @@ def test_a_constituency_static_oracle_wants_the_node_tree(name, expected):
         with pytest.raises(TypeError, match=f"must be a Node tree: convert a {kind} with .*from_nltk"):
             system.static_oracle(raw)
     assert system.static_oracle(from_nltk(tree)) == expected.split()  # the converted tree, derived by hand
+
+
+@pytest.mark.parametrize("name", ["top-down", "in-order"])
+def test_the_constituency_search_refuses_beyond_the_systems_declared_length(name, monkeypatch):
+    """The constituency systems declare their exact_max_length as the dependency ones do; the oracle's default
+    max_length is that declaration (a subclass's own value is what counts), None lifts it."""
+    from treetool.oracles import OracleUnavailable
+    from treetool.oracles.constituency import from_nltk, get_constituency_system
+    from treetool.oracles.constituency.dynamic import ConstituencyOracle
+    from nltk import Tree
+
+    system = get_constituency_system(name)
+    assert system.exact_max_length == 10
+    words = " ".join(f"(N w{i})" for i in range(5))
+    gold = from_nltk(Tree.fromstring(f"(S {words})"))
+    ConstituencyOracle(system, gold, ["S"], "search")  # 5 words: taken
+    monkeypatch.setattr(type(system), "exact_max_length", 4)
+    with pytest.raises(OracleUnavailable, match="limited to 4 words; this sentence has 5"):
+        ConstituencyOracle(system, gold, ["S"], "search")
+    ConstituencyOracle(system, gold, ["S"], "search", max_length=None)

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from treetool.oracles.annotate import Explore, Predicted, Static
+from treetool.oracles.base import SYSTEM_MAX_LENGTH
 from treetool.budget import Budget
 
 from .dynamic import ConstituencyOracle
@@ -40,7 +41,7 @@ class ConstituencyStep(NamedTuple):
 
 
 def annotate_tree(system: ConstituencySystem, gold: Node, labels: Sequence[str], *, policy: Any = Static(),
-                  position: int = 1, loss: str = "exact", max_length: int | None = 10,
+                  position: int = 1, loss: str = "exact", max_length: int | None = SYSTEM_MAX_LENGTH,
                   predicted: Node | None = None, max_seconds: float | None = None,
                   max_states: int | None = None) -> Iterator[ConstituencyStep]:
     """The steps of one tree from the initial configuration to the final one (oracle set up before returning).

@@ -52,6 +52,7 @@ from typing import Sequence
 
 from treetool.budget import Budget
 
+from ..base import SYSTEM_MAX_LENGTH
 from ..errors import OracleUnavailable
 from .gold_index import GoldIndex
 from .authors_loss import AuthorsCosts
@@ -73,8 +74,8 @@ class ConstituencyOracle:
 
     ``loss``: ``exact`` (:class:`ExactLoss`; where its ``limits_may_bind``
     says the parsers' limits might matter, the exhaustive search decides,
-    which needs the sentence to have at most ``max_length`` words, else
-    ``OracleUnavailable``), ``paper`` (:func:`paper_loss`; every action
+    which needs the sentence to have at most ``max_length`` words (by default
+    the system's ``exact_max_length``), else ``OracleUnavailable``), ``paper`` (:func:`paper_loss`; every action
     costed in one pass by :class:`PaperCosts`), ``authors`` (in-order:
     :class:`AuthorsCosts`) or ``search``
     (exhaustive search only, at most ``max_length`` words). Costs are ints,
@@ -90,7 +91,7 @@ class ConstituencyOracle:
     """
 
     def __init__(self, system: ConstituencySystem, gold: Node, labels: Sequence[str], loss: str = "exact",
-                 max_length: int | None = 10, *, budget: Budget | None = None) -> None:
+                 max_length: int | None = SYSTEM_MAX_LENGTH, *, budget: Budget | None = None) -> None:
         offered = LOSSES_OF.get(system.name, LOSSES)
         if loss not in offered:
             raise ValueError(f"loss for {system.name} must be one of {offered}, not {loss!r}")
@@ -105,6 +106,8 @@ class ConstituencyOracle:
 
             self._exact = ExactLoss(self.gold)
         self._gold_starts = {(label, start) for label, start, _ in self.gold.spans}
+        if max_length == SYSTEM_MAX_LENGTH:
+            max_length = system.exact_max_length
         self.max_length, self.budget = max_length, Budget() if budget is None else budget
         self._memo: dict = {}
         # A loss module that costs every action at once (``costs`` hands the configuration to it).
