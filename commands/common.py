@@ -346,6 +346,18 @@ def error_policy(on_error: OnError, rejects: str | None) -> Iterator[ErrorPolicy
         error(summary)
 
 
+def refused_tree_text(item: Any) -> str:
+    """What ``--rejects`` gets for a PTB tree a command refuses after reading it: its own text in the input when
+    read with it (a ``SourcedTree``: the PTB commands read so when ``--rejects`` is given), else the tree as read
+    (cleaned), on one line."""
+    from treetool.formats.ptb import tree_to_line
+    from treetool.formats.ptb_source import SourcedTree
+
+    if isinstance(item, SourcedTree):
+        return item.source.alone()
+    return tree_to_line(item) + "\n"
+
+
 def cli_command(fn: F) -> F:
     """Run a command body with the shared error conventions: one line on stderr, no traceback.
 

@@ -28,13 +28,12 @@ from treetool.budget import SentenceTimeout
 from treetool.shard import Shard
 from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
-from treetool.formats.ptb import tree_to_line
 from treetool.formats.steps import constituency_jsonl
 from treetool.parallel import SentencePool
 from treetool.treebank import display_name, read_treebank
 
 from .common import (SEARCH_LIMITS, TABLE_LIMIT, InapplicableOption, OnlyWhen, choices, error_policy, input_formats,
-                     no_lift, on_timeout_rule, refuse_inapplicable)
+                     no_lift, on_timeout_rule, refuse_inapplicable, refused_tree_text)
 from .out_of_reach import OutOfReach, out_of_reach_reason
 from .progress import SentenceProgress
 
@@ -101,7 +100,7 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
         SentencePool(jobs, on_error=errors) as pool,
     ):
         others = _PredictedTrees(predicted, pool.report) if predicted is not None else None
-        files = ((path, _tasks(path, pool.report, others, shard)) for path, _ in inputs)
+        files = ((path, _tasks(path, pool.report, others, shard, sourced=rejects is not None)) for path, _ in inputs)
         for path, results in pool.map_files(walk, files):
             for (line, tree, predicted_line), outcome in progress.track(results, path):
                 try:
@@ -117,12 +116,12 @@ def annotate_constituency(ctx: typer.Context, files: list[str], system_name: str
                     underivable.add(_Located(path, line), f"not derivable by {system_name} (a single preterminal: "
                                     "no constituent above the words)", err)
                     continue
-                except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line
-                    errors(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
+                except GoldTreeError as err:  # --rejects gets the tree's own text
+                    errors(TreebankError(str(err), filename=path, line=line, raw=refused_tree_text(tree)))
                     continue
                 except PredictedTreeError as err:  # located in --predicted; the gold tree is what is skipped
                     errors(TreebankError(str(err), filename=predicted, line=predicted_line,
-                                         raw=tree_to_line(tree) + "\n"))
+                                         raw=refused_tree_text(tree)))
                     continue
                 out.write(text)
         if others is not None:
@@ -142,13 +141,15 @@ class _Located(NamedTuple):
         return f"{self.filename}:{self.line}"
 
 
-def _tasks(path: str, report: Any, others: _PredictedTrees | None,
-           shard: Shard | None) -> Iterator[tuple[tuple[int, Any, int | None], tuple]]:
+def _tasks(path: str, report: Any, others: _PredictedTrees | None, shard: Shard | None,
+           sourced: bool) -> Iterator[tuple[tuple[int, Any, int | None], tuple]]:
     """``((line, tree, predicted tree's line or None), (tree, predicted tree or None, position))`` for each tree of
-    ``path`` (of its ``shard``); with ``others``, not a tree whose predicted tree was refused (that is its error)."""
+    ``path`` (of its ``shard``); with ``others``, not a tree whose predicted tree was refused (that is its error).
+    ``sourced`` (``--rejects``): the first ``tree`` with its text in the input (a ``SourcedTree``), which stays
+    in this process."""
     on_error = report if others is None else others.gold_refused
-    for line, position, tree in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
-                                              **_cleaning()):
+    for line, position, item in read_treebank(path, "ptb", on_error=on_error, ptb_positions=True, shard=shard,
+                                              source_text=sourced, **_cleaning()):
         other_line, other = None, None
         if others is not None:
             found = others.for_gold()
@@ -158,7 +159,7 @@ def _tasks(path: str, report: Any, others: _PredictedTrees | None,
             if found is _REFUSED:
                 continue
             other_line, other = found
-        yield (line, tree, other_line), (tree, other, position)
+        yield (line, item, other_line), (item.tree if sourced else item, other, position)
 
 
 def _walk_text(system: ConstituencySystem, labels: tuple[str, ...], policy: Any, kind: str, limits: SearchLimits,

@@ -22,7 +22,7 @@ from treetool.formats.oracle_file import SPELLINGS, Vocabulary, oracle_record, o
 from treetool.shard import Shard
 from treetool.treebank import display_name, read_treebank, treebank_format
 
-from .common import InapplicableOption, OnlyWhen, error
+from .common import InapplicableOption, OnlyWhen, error, refused_tree_text
 
 #: ``--format`` values for constituency systems, and the system each file format belongs to.
 CONSTITUENCY_FORMATS = {"rnng": "top-down", "inorder": "in-order", "jsonl": None}
@@ -47,6 +47,9 @@ class Run:
     lang: str
     from_format: str | None = None
     shard: Shard | None = None
+    sourced: bool = False
+    """``--rejects`` given: the trees are read with their text in the input (not by the fast reader), which a
+    tree refused after reading leaves in the rejects."""
 
 
 def check_format(system_name: str, fmt: str | None) -> str:
@@ -79,16 +82,19 @@ def read_vocabulary(paths: list[str], clean: bool, lang: str, on_error: Any) -> 
 
 
 def _trees(paths: list[str], clean: bool, on_error: Any, from_format: str | None = None,
-           system: ConstituencySystem | None = None,
-           shard: Shard | None = None) -> Iterator[tuple[int, str, int, int, Any]]:
+           system: ConstituencySystem | None = None, shard: Shard | None = None,
+           sourced: bool = False) -> Iterator[tuple[int, str, int, int, Any]]:
     """(input index, path, line, position in its file, tree) of every tree of every file (``shard``: of that
     shard of the one file); a file that is not PTB (by ``--from``, name or content) is an error naming it.
 
     With ``system``, a tree the reader's fast path reads comes as the system's
-    :class:`OracleWalk` of it, already judged (:meth:`~ConstituencySystem.text_oracle`).
+    :class:`OracleWalk` of it, already judged (:meth:`~ConstituencySystem.text_oracle`);
+    ``sourced``: every tree as a ``SourcedTree``, with its text (no fast path).
     """
     options = _ptb_options(clean)
-    if system is not None:
+    if sourced:
+        options["source_text"] = True
+    elif system is not None:
         options["fast"] = system.text_oracle(clean, clean, clean)
     for index, path in enumerate(paths):
         fmt = treebank_format(path, from_format)
@@ -112,6 +118,8 @@ class Tree:
     words: list[str]
     actions: list[str] | None
     reason: str | None
+    read: Any = None
+    """The tree as read (a ``SourcedTree`` when the run is ``sourced``): what ``--rejects`` gets of it."""
 
 
 def write_constituency_oracle(
@@ -154,12 +162,14 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
     without a POS tag: bad input (``on_error``)."""
     from treetool.formats.ptb import tree_to_line
 
-    for index, path, line, position, tree in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard):
+    for index, path, line, position, read in _trees(paths, run.clean, on_error, run.from_format, run.system, run.shard,
+                                                    run.sourced):
+        tree = read.tree if run.sourced else read
         try:
             text, tags, words, actions = (tree if type(tree) is OracleWalk else run.system.bracket_oracle(tree))[:4]
             reason = None
         except MissingTagError as err:  # bad input, as for stats and annotate: --on-error decides
-            on_error(TreebankError(str(err), filename=display_name(path), line=line, raw=tree_to_line(tree) + "\n"))
+            on_error(TreebankError(str(err), filename=display_name(path), line=line, raw=refused_tree_text(read)))
             continue
         except GoldTreeError as err:
             actions, reason = None, str(err)
@@ -174,7 +184,7 @@ def _derivations(run: Run, paths: list[str], on_error: Any, on_unparsable: str,
         if actions is None and on_unparsable == "fail":
             raise TreebankError(f"{run.system.name} cannot derive this tree: {reason}", filename=display_name(path),
                                 line=line, raw=text + "\n")
-        yield Tree(position, path, line, text, tags, words, actions, None if actions is not None else reason)
+        yield Tree(position, path, line, text, tags, words, actions, None if actions is not None else reason, read)
 
 
 def _written(trees: Iterator[Tree], run: Run, on_error: Any) -> Iterator[Tree]:
@@ -184,10 +194,11 @@ def _written(trees: Iterator[Tree], run: Run, on_error: Any) -> Iterator[Tree]:
         if tree.actions is None:
             continue
         if comment == "# " and tree.tags[0].startswith("#"):
+            raw = refused_tree_text(tree.read) if run.sourced else tree.text + "\n"  # read fast: no tree, its line
             on_error(TreebankError(
                 f"the POS line would start with '{tree.tags[0]}', which the {run.format} loaders skip as a "
                 "comment ('#' lines); use --system in-order --spelling nt-term ('!# ' comments) or retag",
-                filename=tree.path, line=tree.line, raw=tree.text + "\n"))
+                filename=tree.path, line=tree.line, raw=raw))
             continue
         yield tree
 

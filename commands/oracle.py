@@ -182,7 +182,7 @@ def oracle_command(
         refuse_inapplicable(ctx, (*RULES, *CONSTITUENCY_RULES), searches=False, format=getattr(output_format, "value", None))
         fmt = check_format(system, getattr(output_format, "value", None))
         run = Run(get_constituency_system(system), fmt, spelling.value, clean, lang.value,
-                  from_format.value if from_format else None, shard)
+                  from_format.value if from_format else None, shard, sourced=rejects is not None)
         with JsonReportFile(report_file) as report_out, error_policy(on_error, rejects) as policy:
             report_out.write(write_constituency_oracle(run, list(files), vocab, output, policy, on_unparsable.value))
         return

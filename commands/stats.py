@@ -16,7 +16,7 @@ from treetool.treebank import display_name, read_treebank
 from .common import (
     Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt,
     ShardOpt, choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option,
-    refuse_inapplicable, shard_input,
+    refuse_inapplicable, refused_tree_text, shard_input,
 )
 
 #: The pseudo-projective schemes whose labels ``--labels-after`` counts (``baseline`` adds none).
@@ -183,7 +183,7 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
     from treetool.oracles.constituency.stats import ConstituencyStats  # the systems: not for dependency treebanks
     from treetool.oracles.constituency.tree import GoldTreeError
     from treetool.errors import TreebankError
-    from treetool.formats.ptb import Bracket, tree_to_line
+    from treetool.formats.ptb import Bracket
 
     per_file: list[ConstituencyStats] = []
     total = ConstituencyStats(name="total")
@@ -193,11 +193,12 @@ def _ptb_stats(inputs: list[tuple[str, str]], clean: bool, report_format: Report
         for path, fmt in inputs:
             before = policy.skipped
             stats = ConstituencyStats(name=display_name(path))
-            for line, tree in read_treebank(path, fmt, on_error=policy, ptb_lines=True, shard=shard, **options):
+            for line, item in read_treebank(path, fmt, on_error=policy, ptb_lines=True, shard=shard,
+                                            source_text=rejects is not None, **options):
                 try:
-                    stats.add(tree)
-                except GoldTreeError as err:  # --rejects gets the tree as cleaned, one line (as annotate's)
-                    policy(TreebankError(str(err), filename=path, line=line, raw=tree_to_line(tree) + "\n"))
+                    stats.add(item.tree if rejects is not None else item)
+                except GoldTreeError as err:  # --rejects gets the tree's own text
+                    policy(TreebankError(str(err), filename=path, line=line, raw=refused_tree_text(item)))
             stats.skipped = policy.skipped - before
             per_file.append(stats)
             total.merge(stats)

@@ -7,7 +7,8 @@ byte for byte. A tree sharing its line with the next tree is its own text,
 then the line's end, when the next tree is not written. An option that
 changes trees (``--drop-traces``, ``--strip-functions``,
 ``--remove-wrapper``) writes one tree per line. The expected bytes are
-written out by hand here.
+written out by hand here. The other PTB commands' ``--rejects`` get a tree
+they refuse after reading it as its text too.
 """
 
 from __future__ import annotations
@@ -88,6 +89,26 @@ def test_rejects_get_the_refused_trees_input_text(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == "(S (A a))\n(S (B b))\n(S (C c))\n"
     assert rejects.read_text() == bad + "(X )\n"
+
+
+BARE_WORD = "(  (S   (NP (DT the) dog)\r\n\t(VP (VBD ran))) \r\n )\r\n"  # 'dog' has no POS tag: refused after reading
+
+
+@pytest.mark.parametrize("command", [["stats"], ["annotate", "--system", "top-down"], ["oracle", "--system", "in-order"],
+                                     ["oracle", "--system", "top-down", "--format", "jsonl"]],
+                         ids=["stats", "annotate", "oracle", "oracle-jsonl"])
+def test_a_tree_refused_after_reading_goes_to_rejects_as_its_own_text(tmp_path, command):
+    """A word without a POS tag is found by the command, not the reader: its --rejects got the tree cleaned
+    (traces, functions and the wrapper gone) on one line; now the tree as it is in the input. The rest of the
+    run is as without --rejects."""
+    path = tmp_path / "in.mrg"
+    path.write_bytes((CAT + BARE_WORD + DOG).encode())
+    rejects = tmp_path / "rejects.mrg"
+    plain = run_cli(*command, path, "--on-error", "skip")
+    result = run_cli(*command, path, "--on-error", "skip", "--rejects", rejects)
+    assert result.returncode == plain.returncode == 0, result.stderr
+    assert rejects.read_bytes() == BARE_WORD.encode()
+    assert result.stdout == plain.stdout and "skipped 1 bad sentence (first: " in result.stderr.decode()
 
 
 def test_rejects_get_the_text_outside_brackets_each_line_of_it_counted(tmp_path):
