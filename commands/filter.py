@@ -75,9 +75,10 @@ def filter_command(
     from treetool.formats.ptb import Bracket
 
     changes_trees = drop_traces or strip_functions or remove_wrapper
-    # a tree read with its text also knows its position, which --ids selects PTB trees by
+    # A tree read with its text also knows its position, which --ids selects PTB trees by, and a refused one
+    # gives --rejects only its own text (its whole lines would repeat stray text on them, reported on its own).
     ptb_options = dict(drop_traces=drop_traces, strip_functions=strip_functions, remove_wrapper=remove_wrapper,
-                       node=Bracket, source_text=not changes_trees or wanted is not None)
+                       node=Bracket, source_text=not changes_trees or wanted is not None or rejects is not None)
     seen: set[str] = set()
     with error_policy(on_error, rejects) as policy, TreebankWriter(output, fmt, on_error=policy) as writer:
         for path, in_fmt in inputs:

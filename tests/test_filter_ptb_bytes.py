@@ -91,6 +91,18 @@ def test_rejects_get_the_refused_trees_input_text(tmp_path):
     assert rejects.read_text() == bad + "(X )\n"
 
 
+@pytest.mark.parametrize("option", [[], ["--strip-functions"], ["--drop-traces"]], ids=["copy", "strip", "drop"])
+def test_a_refused_tree_and_stray_text_on_its_line_go_to_rejects_once_each(tmp_path, option):
+    """A changing option read trees without their text: --rejects got the refused tree's whole line, the stray
+    text on it included, and that text again as its own report."""
+    path = tmp_path / "in.mrg"
+    path.write_text("( (S (NP) (VP (VB b))) ) junk\n( (S (NN d)) )\n")
+    rejects = tmp_path / "rejects.mrg"
+    result = run_cli("filter", path, *option, "--on-error", "skip", "--rejects", rejects)
+    assert result.returncode == 0, result.stderr
+    assert rejects.read_text() == "( (S (NP) (VP (VB b))) )\njunk\n"
+
+
 BARE_WORD = "(  (S   (NP (DT the) dog)\r\n\t(VP (VBD ran))) \r\n )\r\n"  # 'dog' has no POS tag: refused after reading
 
 
