@@ -108,6 +108,18 @@ def test_every_value_of_the_parquet_file_is_the_jsonl_one(tmp_path, run_options)
     assert set(metadata["actions"]) == {a for r in records for a in [*r["costs"], *r["optimal"], r["action"]]}
 
 
+def test_a_users_system_needs_no_import_in_the_writer_process(tmp_path):
+    """The writer process replays the walks of built-in systems only: a user's module that the run imports (here
+    from tests/, on the test process's path, as a module in the current folder is on the run's) need not be
+    importable there (the run failed, blaming pyarrow)."""
+    records, file = annotate_both(tmp_path, "--system", "example_system:MyArcStandard", "--max-length", "8",
+                                  "--policy", "explore")
+    rows = file.read().to_pylist()
+    assert len(rows) == len(records) > 0
+    for row, record in zip(rows, records):
+        assert row == {**record, "legal": list(record["costs"]), "costs": list(record["costs"].values())}
+
+
 @pytest.mark.parametrize("system", ["arc-eager", "swap"])
 def test_a_predicted_walk_with_its_own_labels_is_the_jsonl_one(tmp_path, system):
     """The actions taken carry the predicted tree's labels: the writer, which replays the configurations from
