@@ -360,6 +360,18 @@ def test_columns_that_cannot_reach_the_writer_leave_no_file(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+class _ImportedHereOnly(step_columns.SequenceColumns):
+    """Its module (this test file) is not on the writer process's path."""
+
+
+def test_columns_the_writer_cannot_import_are_said_so_not_blamed_on_pyarrow(tmp_path):
+    with pytest.raises(FileAccessError, match=r"s\.parquet: the Parquet writer process cannot import what it was "
+                                              r"given \(No module named"):
+        with ParquetOutput(str(tmp_path / "s.parquet"), _ImportedHereOnly(), {}):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_broken_pipe_in_the_writer_is_a_write_failure_not_a_reader_gone(tmp_path):
     """The command line takes a BrokenPipeError for its reader gone away (exit 0): the writer's own, met
     writing the file, must fail the run."""

@@ -198,8 +198,9 @@ class ParquetOutput:
             raise_for_write(self._out.name, outcome)
         if isinstance(outcome, PyarrowMissing):
             raise outcome
-        if isinstance(outcome, ImportError):
-            raise PyarrowMissing(f"Parquet needs pyarrow, which cannot be imported ({outcome}): {EXTRA}")
+        if isinstance(outcome, ImportError):  # not pyarrow's (that is PyarrowMissing): what the run handed over
+            raise_for_write(self._out.name, OSError(f"the Parquet writer process cannot import what it was given "
+                                                    f"({outcome})"))
         if isinstance(outcome, BaseException):
             raise outcome
         raise_for_write(self._out.name, OSError(f"the Parquet writer process ended before finishing the file (exit "
