@@ -160,6 +160,56 @@ def test_the_writer_replays_the_configurations_the_walk_went_through(system_name
         assert step_columns.sentence_steps("s", replayed) == step_columns.sentence_steps("s", tuple(zip(*steps)))
 
 
+USER_SYSTEM = """
+import threading
+from treetool.oracles import Configuration, IllegalAction, TransitionSystem
+
+
+class Mine(TransitionSystem):  # arc-standard, unlabelled: found from the current folder, holding a lock
+    def __init__(self):
+        self.lock = threading.Lock()
+
+    def initial(self, n, labeled=False):
+        return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), None)
+
+    def legal(self, c):
+        arcs = ["LA", "RA"] if len(c.stack) > 2 else ["RA"] if len(c.stack) == 2 else []
+        return (["SH"] if c.buffer else []) + arcs
+
+    def apply(self, c, action):
+        if action not in self.legal(c):
+            raise IllegalAction(action, "not legal here")
+        if action == "SH":
+            return Configuration(c.stack + c.buffer[:1], c.buffer[1:], c.heads, None)
+        head, dep = (c.stack[-1], c.stack[-2]) if action == "LA" else (c.stack[-2], c.stack[-1])
+        return Configuration(c.stack[:-2] + (head,), c.buffer, c.heads[:dep] + (head,) + c.heads[dep + 1:], None)
+
+    def is_final(self, c):
+        return len(c.stack) == 1 and not c.buffer
+"""
+
+
+def test_a_users_system_that_neither_pickles_nor_imports_in_the_writer_is_written(tmp_path):
+    """The writer process replays built-in systems' walks; a user's system found from the current folder
+    (``python -m treetool`` there) and holding a lock could reach it by neither way: its walks carry their
+    configurations. The run had failed with a traceback, or blamed pyarrow."""
+    (tmp_path / "mine.py").write_text(USER_SYSTEM, encoding="utf-8")
+    treebank(tmp_path / "t.conllu", count=15)
+    command = [sys.executable, "-m", "treetool", "annotate", "t.conllu", "--system", "mine:Mine", "--max-length", "8",
+               "--policy", "explore", "--error-rate", "0.4"]
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    text = subprocess.run(command, cwd=tmp_path, env=environment, capture_output=True, timeout=120)
+    assert text.returncode == 0, text.stderr
+    columns = subprocess.run([*command, "--format", "parquet", "-o", "steps.parquet"], cwd=tmp_path, env=environment,
+                             capture_output=True, timeout=120)
+    assert columns.returncode == 0, columns.stderr
+    rows, records = pq.read_table(tmp_path / "steps.parquet").to_pylist(), jsonl(text.stdout)
+    assert len(rows) == len(records) > 0
+    for row, record in zip(rows, records):
+        assert {k: row[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "optimal", "action")} == \
+            {k: record[k] for k in ("sent_id", "step", "stack", "buffer", "heads", "optimal", "action")}
+
+
 def test_a_row_group_without_any_label_yet(tmp_path):
     """A one-word sentence's arc-standard walk records no step with a label (SH, then RA ends it): a row group of
     such walks has an empty label table (its lookup once failed with a traceback)."""

@@ -101,7 +101,8 @@ def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: 
     actions (:func:`replayed`), on the other core, where pickling them would cost the run's process twice the
     rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they are handed
     over all the same, for a writer with too much to do already (labelled walks: their labels columns take it
-    longer than the walks take the run; replaying too made the run 8% slower).
+    longer than the walks take the run; replaying too made the run 8% slower), or one without the system (a
+    user's own, which may neither pickle nor import in the writer process).
 
     ``packed``: the walk's :class:`SentenceSteps` instead, packed here from all its fields. The run's own
     process leaves the replaying and packing to the writer process; ``--jobs`` workers pack their walks
@@ -238,13 +239,14 @@ class StepColumns:
     each a record batch (:meth:`batch`). Made in the run's process and pickled to the writer process, where
     pyarrow is imported (:meth:`schema`), so the run never imports it.
 
-    ``system``: the walks' transition system, which replays their configurations (:func:`replayed`).
+    ``system``: the walks' transition system, which replays their configurations (:func:`replayed`); None
+    when every record carries them (``walk_record``'s ``configurations``).
     ``vocabulary``: the action spellings by id, for ``cost:`` columns (None:
     ``legal`` + ``costs`` lists). ``actions`` lists every spelling met, by
     dictionary id; with a vocabulary it starts as the vocabulary.
     """
 
-    def __init__(self, system: Replayable, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
+    def __init__(self, system: Replayable | None, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
         self.system, self.labelled, self.vocabulary = system, labelled, vocabulary
         # Read here, in the run's process, and pickled with the object: the writer process imports the module
         # afresh, so a group size set for the run (tests use small groups) would not reach it otherwise.
@@ -279,7 +281,7 @@ class StepColumns:
         else:
             sent_id, n, fields, vectors = record
             if len(fields) == len(_TAKEN_FIELDS):  # the configurations left to replay
-                fields = replayed(self.system, self.labelled, n, fields)
+                fields = replayed(self.system, self.labelled, n, fields)  # type: ignore[arg-type]
             walk = sentence_steps(sent_id, fields, vectors)
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
