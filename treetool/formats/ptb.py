@@ -600,6 +600,7 @@ def _parse(
                                    "starts)", tree_line, "".join(raw_lines[:-1]))
                             stack[:] = [top]
                             tree_line, position, raw_lines = lineno, position + 1, [text]
+                            depth = 0  # the line's brackets are the new tree's: none open before them
                         elif len(stack) > 1:
                             # "(X ( (Y ...": a nested bracket without a label.
                             pending = ("missing label: bracket without a label", top[2])
