@@ -13,9 +13,9 @@ from treetool.oracles.annotate import (
     ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
 )
 from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
+from treetool.oracles.registry import SYSTEMS
 from treetool.oracles.errors import IncompleteDerivation, OracleUnavailable
 from treetool.oracles.configuration import Configuration, as_heads
-from treetool.oracles.registry import SYSTEMS
 from treetool.oracles.system import TransitionSystem
 from treetool.budget import SentenceTimeout
 from treetool.compare import check_counterpart, missing_id_hint
@@ -51,6 +51,10 @@ OracleKind = choices("OracleKind", ORACLE_KINDS)
 StepFormat = choices("StepFormat", (*DEPENDENCY_FORMATS, "parquet"))
 Algorithm = choices("Algorithm", ALGORITHMS)
 Strategy = choices("Strategy", STRATEGIES)
+
+#: The longest sentence the constituency systems' exact search takes by default (a dependency system declares
+#: its own: ``exact_max_length``, swap's 7).
+DEFAULT_MAX_LENGTH = 10
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
@@ -158,7 +162,7 @@ def annotate_command(
         raise InapplicableOption("--shard cannot pair --predicted's sentences with one shard of the gold file: "
                                  "shard both files alike with filter --ids, or run without --shard")
     if system in CONSTITUENCY_SYSTEMS:
-        max_length = CONSTITUENCY_SYSTEMS[system].exact_max_length if max_length is None else max_length
+        max_length = DEFAULT_MAX_LENGTH if max_length is None else max_length
         limits = SearchLimits(max_length, max_states, max_seconds, on_timeout is not None and on_timeout.value == "fail")
         return annotate_constituency(ctx, files, system, policy.value, error_rate, seed, predicted, loss,
                                      labels_file, limits, output_format.value, output, from_format, on_error,
@@ -184,15 +188,15 @@ def annotate_command(
                   options=_oracle_options(prefer_monotonic, algorithm, strategy))
     if output_format.value == "parquet":
         actions = _vocabulary(chosen, inputs, labeled) if vocabulary else None
-        # The writer process replays the walks of a built-in system only: a user's module may not be importable
-        # there (it is not when found in the current folder), nor its apply a pure function.
-        replayer = chosen if system in SYSTEMS else None
-        walk = functools.partial(_walk_columns, chosen, actions, resolve_jobs(jobs) > 1, replayer is not None,
-                                 **limits)
+        # The writer process replays a built-in system's walks; a user's system may not pickle, nor import there
+        # (its module found from the current folder), so its walks, like labelled ones, carry their configurations.
+        replays = system in SYSTEMS and not labeled
+        walk = functools.partial(_walk_columns, chosen, actions, resolve_jobs(jobs) > 1, not replays, **limits)
         metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
                     "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
         open_output = functools.partial(parquet_output, output,
-                                        lambda: StepColumns(replayer, labeled, None if actions is None else actions.actions),
+                                        lambda: StepColumns(chosen if replays else None, labeled,
+                                                            None if actions is None else actions.actions),
                                         metadata)
     else:
         walk = functools.partial(_walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], **limits)
@@ -299,18 +303,17 @@ def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]],
     return encode(sent_id, steps).encode("utf-8")
 
 
-def _walk_columns(system: TransitionSystem, actions: Any, packed: bool, replayed: bool,
+def _walk_columns(system: TransitionSystem, actions: Any, packed: bool, configurations: bool,
                   sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
                   max_length: int, max_seconds: float | None, max_states: int | None, options: dict[str, Any]) -> bytes:
-    """The record of one sentence's walk for Parquet (pickled; ``packed`` as :func:`walk_record`), with its cost
-    vectors over ``actions`` when given, its configurations left out when the writer process ``replayed`` them
-    (unlabelled walks): the work of ``--jobs``."""
+    """The record of one sentence's walk for Parquet (pickled; ``packed`` and ``configurations`` as
+    :func:`walk_record`), with its cost vectors over ``actions`` when given: the work of ``--jobs``."""
     heads, labels, sent_id, policy, position = sentence
     steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
                               max_length=max_length, max_seconds=max_seconds, max_states=max_states,
                               oracle_options=options)
     vector = None if actions is None else functools.partial(_cost_vector, actions, as_heads(heads))
-    return walk_record(sent_id, steps, vector, packed, configurations=labeled or not replayed)
+    return walk_record(sent_id, steps, vector, packed, configurations)
 
 
 def _cost_vector(actions: Any, gold: list[int], step: Step) -> Any:

@@ -360,6 +360,27 @@ def test_a_tree_refused_in_either_file_does_not_shift_the_pairs_after_it(tmp_pat
     assert all(r["costs"][r["action"]] == 0 for r in steps)
 
 
+@pytest.mark.parametrize("stray_in", ["gold", "predicted"])
+def test_stray_text_in_either_file_does_not_shift_the_pairs(tmp_path, stray_in):
+    """Text outside the brackets is skipped and counted, but it is no tree: tree 2 of the gold file is still paired
+    with tree 2 of the predicted one (equal to it: every action taken costs 0) and tree 3 with tree 3 (the stray
+    text had counted as a tree: tree 2 was paired with tree 3, and tree 3 had 'no predicted tree')."""
+    trees = ["(S (NP (DT a) (NN b)) (VP (VBD c)))\n", "(S (NP (NN c)) (VP (VBD d)))\n", "(S (NP (NN c) (VBD d)))\n"]
+    with_stray = trees[0] + "stray words\n" + trees[1] + trees[2]
+    gold = write(tmp_path, with_stray if stray_in == "gold" else "".join(trees))
+    predicted = write(tmp_path, with_stray if stray_in == "predicted" else "".join(trees), "p.mrg")
+    labels = write(tmp_path, "S\nNP\nVP\n", "l.txt")
+    result = run_cli("annotate", gold, "--system", "top-down", "--policy", "predicted", "--predicted", predicted,
+                     "--labels", labels, "--on-error", "skip")
+    assert result.returncode == 0, result.stderr
+    stray_file = gold if stray_in == "gold" else predicted
+    assert result.stderr.decode() == (f"skipped 1 bad sentence (first: {stray_file}:2: leaf 'stray' outside any "
+                                      "bracket)\n")
+    steps = records(result)
+    assert sorted({r["sent_id"] for r in steps}) == ["1", "2", "3"]
+    assert all(r["costs"][r["action"]] == 0 for r in steps)
+
+
 def test_annotate_tree_refuses_a_predicted_label_outside_the_labels():
     from treetool.oracles.annotate import Predicted
     from treetool.oracles.constituency.annotate import PredictedTreeError

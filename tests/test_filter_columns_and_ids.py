@@ -104,3 +104,17 @@ def test_filter_copies_unparsed_sentences_unless_a_selection_needs_heads(tmp_pat
     half.write_text("1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
     malformed = run_cli("filter", half, "--max-words", "5")
     assert malformed.returncode == 2 and malformed.stderr.decode().startswith(f"{half}:1: HEAD must be")
+
+
+def test_unparsed_sentences_convert_between_conll_formats_with_their_heads_left_out(tmp_path):
+    """A tokenised CoNLL-X file converted to CoNLL-U: a sentence not yet parsed has no root to count (it was
+    refused: '0 words attached to the root'); both ways the HEAD and DEPREL stay '_'."""
+    words = "1\tNo\tno\tINTJ\t_\t_\t_\t_\t_\t_\n2\tway\tway\tNOUN\t_\t_\t_\t_\t_\t_\n\n"
+    source = tmp_path / "tokenised.conllx"
+    source.write_text(words)
+    to_conllu = run_cli("filter", source, "--to", "conllu")
+    assert (to_conllu.returncode, to_conllu.stdout, to_conllu.stderr) == (0, words.encode(), b"")
+    back = tmp_path / "tokenised.conllu"
+    back.write_text("# sent_id = t1\n" + words)
+    to_conllx = run_cli("filter", back, "--to", "conllx")
+    assert to_conllx.returncode == 0 and to_conllx.stdout == words.encode()

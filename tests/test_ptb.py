@@ -344,6 +344,17 @@ def test_an_error_inside_a_tree_never_closed_ends_where_the_next_tree_starts():
     assert [(e.message, e.line) for e in errors] == [("constituent (NP) has no children", 1)]
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_stray_text_after_a_tree_that_ends_a_tree_never_closed_is_reported_as_its_own_text(end):
+    """The next tree starts on the line (``( (``) and closes there, stray text after it: the line's brackets
+    are the new tree's (it was an IndexError: the brackets of the tree never closed were counted as open)."""
+    text = f"( (S (NP x){end}( (S (NP y))) junk ) more{end}( (S (NN z)) ){end}"
+    trees, errors = collect_errors(text)
+    assert trees == ["( (S (NP y)))", "( (S (NN z)))"]
+    assert [(type(e).__name__, e.line, e.raw) for e in errors] == [
+        ("TreebankError", 1, f"( (S (NP x){end}"), ("StrayText", 2, f"junk ) more{end}")]
+
+
 def test_error_leaf_outside_brackets():
     text = "(S (NN a))\nstray words\n(S (NN b))\n"
     error = first_error(text)

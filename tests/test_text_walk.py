@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -161,9 +162,32 @@ def lines_then_invalid_utf8(text: str) -> Any:
     raise TreebankError("invalid UTF-8", filename="x.mrg", line=text.count("\n") + 1)
 
 
+#: A WSJ tree lacking its last ")", then trees: the next tree's "( (" ends it (``ptb.opens_next_tree``).
+NEVER_CLOSED = "( (S (NN a))\n( (S\n    (NN b)\n    (VP (VB c))))\n( (S (NN d)) )\n( (S (NN e)) )\n"
+
+
+@pytest.mark.parametrize("system", SYSTEMS[:2], ids=lambda s: s.name)
+def test_a_tree_never_closed_is_handed_over_where_the_next_tree_starts(system: Any) -> None:
+    """The fast path reads a tree's lines until its brackets balance: one never closed would have it hold the
+    rest of the input (a whole corpus) before the general parser took over; it hands over at the next tree."""
+    read: list[str] = []
+
+    def lines() -> Iterator[str]:
+        for line in io.StringIO(NEVER_CLOSED + "( (S (NN f)) )\n" * 10_000):
+            read.append(line)
+            yield line
+
+    errors: list[TreebankError] = []
+    found = read_ptb_with_lines(lines(), "x.mrg", drop_traces=True, strip_functions=True, remove_wrapper=True,
+                                node=Bracket, one_root=True, on_error=errors.append,
+                                fast=system.text_oracle(True, True, True))
+    assert next(found)[0] == 2  # the tree after the one never closed, at its line
+    assert [e.line for e in errors] == [1] and len(read) < 10
+
+
 @pytest.mark.parametrize("system", SYSTEMS[:2], ids=lambda s: s.name)
 @pytest.mark.parametrize("text", [HANDED_OVER, "\ufeff" + HANDED_OVER, "(S (NN a))\n(S (NN b)\n",
-                                  "(S (NN a))\n(NN b)\n(S (NN c))\n", ENDING_IN_ERRORS, BROKEN])
+                                  "(S (NN a))\n(NN b)\n(S (NN c))\n", ENDING_IN_ERRORS, BROKEN, NEVER_CLOSED])
 def test_reader_hands_over_to_the_general_parser(system: Any, text: str) -> None:
     """From the first tree the fast path declines, the general parser reads on: the same trees, at the same lines
     and positions, and the same errors as without the fast path (the input's own errors too, after the same

@@ -288,9 +288,9 @@ class TreebankWriter:
         """Why ``sentence`` cannot be written in the output format, or None.
 
         A CoNLL-U sentence as read has one root (the reader checks); one whose tree a command changed
-        (replay, deprojectivize) may have several now.
+        (replay, deprojectivize) may have several now. A sentence not yet parsed (HEAD ``_``) has no root to count.
         """
-        if self.format != "conllu" or (sentence.format == "conllu" and not sentence.changed):
+        if self.format != "conllu" or (sentence.format == "conllu" and not sentence.changed) or not sentence.has_tree:
             return None
         roots = int((sentence.heads[1:] == 0).sum())
         if roots == 1:

@@ -315,7 +315,9 @@ def _fast_then_general(
     (no tree open, no error being skipped): started there, it reads the
     rest exactly as it would have read the whole input. So it also takes
     over at a line with a NUL, or where reading the input fails (invalid
-    UTF-8), and meets them after the same lines as without the fast path.
+    UTF-8), and meets them after the same lines as without the fast path;
+    and at a line that opens the next tree inside one never closed
+    (:func:`opens_next_tree`), rather than holding the rest of the input.
     """
     group: list[str] = []  # the lines of the tree being read
     depth = 0  # "(" less ")" in them
@@ -331,6 +333,8 @@ def _fast_then_general(
             if "\x00" in text:
                 break
             if depth > 0:
+                if text[:1] == "(" and len(group) > 1 and opens_next_tree(text):
+                    break  # the tree being read was never closed: the general parser says so, not after the input
                 continue
             if depth == 0:
                 whole = text if len(group) == 1 else "".join(group)
@@ -600,6 +604,7 @@ def _parse(
                                    "starts)", tree_line, "".join(raw_lines[:-1]))
                             stack[:] = [top]
                             tree_line, position, raw_lines = lineno, position + 1, [text]
+                            depth = 0  # the line's brackets are the new tree's: none open before them
                         elif len(stack) > 1:
                             # "(X ( (Y ...": a nested bracket without a label.
                             pending = ("missing label: bracket without a label", top[2])

@@ -101,8 +101,8 @@ def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: 
     actions (:func:`replayed`), on the other core, where pickling them would cost the run's process twice the
     rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they are handed
     over all the same: for a writer with too much to do already (labelled walks: with their labels columns,
-    replaying too made the writer the slower side, 28% of the run against 21% on EWT), or that cannot replay
-    them (a user's system, whose module it may not import).
+    replaying too made the writer the slower side, 28% of the run against 21% on EWT), or one without the
+    system (a user's own, which may neither pickle nor import in the writer process).
 
     ``packed``: the walk's :class:`SentenceSteps` instead, packed here from all its fields. The run's own
     process leaves the replaying and packing to the writer process; ``--jobs`` workers pack their walks
@@ -240,7 +240,7 @@ class StepColumns:
     pyarrow is imported (:meth:`schema`), so the run never imports it.
 
     ``system``: the walks' transition system, which replays their configurations (:func:`replayed`); None
-    when every record carries them.
+    when every record carries them (``walk_record``'s ``configurations``).
     ``vocabulary``: the action spellings by id, for ``cost:`` columns (None:
     ``legal`` + ``costs`` lists). ``actions`` lists every spelling met, by
     dictionary id; with a vocabulary it starts as the vocabulary.
@@ -281,8 +281,7 @@ class StepColumns:
         else:
             sent_id, n, fields, vectors = record
             if len(fields) == len(_TAKEN_FIELDS):  # the configurations left to replay
-                assert self.system is not None, "a record without configurations needs the system to replay them"
-                fields = replayed(self.system, self.labelled, n, fields)
+                fields = replayed(self.system, self.labelled, n, fields)  # type: ignore[arg-type]
             walk = sentence_steps(sent_id, fields, vectors)
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
