@@ -28,9 +28,9 @@ from treetool.parallel import SentencePool, resolve_jobs
 from treetool.treebank import read_treebank
 
 from .common import (
-    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet,
-    Rejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
-    parquet_output, refuse_inapplicable, run_options, shard_input, on_timeout_rule, SEARCH_LIMITS, TABLE_LIMIT,
+    Align, Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, Output, Quiet,
+    PtbRejects, ShardOpt, align_option, choices, cli_command, error, error_policy, dependency_inputs, input_formats, no_lift,
+    parquet_output, refuse_inapplicable, run_options, shard_input, on_timeout_option, on_timeout_rule, SEARCH_LIMITS, TABLE_LIMIT, TABLE_SIZE,
 )
 from .constituency_annotate import LossKind, SearchLimits, annotate_constituency
 from .out_of_reach import OutOfReach, out_of_reach_reason
@@ -55,6 +55,9 @@ Strategy = choices("Strategy", STRATEGIES)
 #: The longest sentence the constituency systems' exact search takes by default (a dependency system declares
 #: its own: ``exact_max_length``, swap's 7).
 DEFAULT_MAX_LENGTH = 10
+
+AnnotateOnTimeout = on_timeout_option(f" or a limit of the work itself (exact search: --max-length, --max-states; "
+                                      f"{TABLE_SIZE}: arc-standard's cubic algorithm, --loss paper)")
 
 RULES = (
     OnlyWhen(("error_rate", "seed"), lambda v: v["policy"] == "explore", "needs --policy explore"),
@@ -98,13 +101,13 @@ def annotate_command(
     max_length: Annotated[Optional[int], typer.Option("--max-length", min=1, metavar="N", help="Exact search: a longer sentence is skipped and counted (an error with --on-timeout fail) [default: the system's exact_max_length: 7 for swap, whose search of an 8-word sentence passes the default --max-states; else 10].", show_default=False)] = None,
     max_states: Annotated[int, typer.Option("--max-states", min=1, metavar="N", help="Exact search: the most configurations it expands for one sentence (its time and memory, the same on every machine); a sentence that needs more is skipped and counted (an error with --on-timeout fail).")] = DEFAULT_MAX_STATES,
     max_seconds: MaxSeconds = None,
-    on_timeout: OnTimeoutOpt = None,
+    on_timeout: AnnotateOnTimeout = None,
     output_format: Annotated[StepFormat, typer.Option("--format", help="jsonl: one object per step; tsv: sent_id, step, taken, optimal, costs (see above); parquet: one row per step, typed columns, zstd (-o FILE; needs pyarrow: pip install 'treetool[parquet]').")] = StepFormat.jsonl,
     vocabulary: Annotated[bool, typer.Option("--vocabulary", help="parquet: the costs as one int column per action id of the training-loop API's vocabulary (system.actions(labels); with --labeled the labels of the input files), -1 where illegal, instead of a list aligned with the legal actions.")] = False,
     output: Output = "-",
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
-    rejects: Rejects = None,
+    rejects: PtbRejects = None,
     quiet: Quiet = False,
     loss: Annotated[Optional[LossKind], typer.Option("--loss", help="Constituency systems (PTB input): exact = the true minimum Hamming loss (exhaustive search where the parsers' limits may bind, sentences of up to --max-length words); paper = the formula of Fernández-González & Gómez-Rodríguez 2018 (not exact: see the Constituency page of the documentation); authors = in-order only, the scoring of the authors' released parser; search = exhaustive search only.", show_default=False)] = None,
     labels_file: Annotated[Optional[str], typer.Option("--labels", metavar="FILE", help="Constituency systems: the non-terminal labels costed for NT(X)/PJ(X), one per line [default: the gold labels of the input files].", show_default=False)] = None,
@@ -147,6 +150,7 @@ def annotate_command(
       treetool annotate train.conllu --system swap --max-length 6 --format tsv
       treetool annotate train.conllu --system arc-standard --strategy left-before-right --max-seconds 2
       treetool annotate train.conllu --system arc-eager --policy explore --format parquet -o steps.parquet
+      treetool annotate silver.conllu --system arc-eager --policy explore --seed 1 --shard 2/8 -o part2.jsonl
 
     Constituency systems (--system top-down or in-order) read PTB trees and
     write jsonl only: {"sent_id", "step", "stack", "buffer", "built",
@@ -155,7 +159,6 @@ def annotate_command(
     \b
       treetool annotate wsj_0001.mrg --system in-order --policy explore --seed 1 -o steps.jsonl
       treetool annotate train.mrg --system top-down --loss paper --labels labels.txt --jobs 2
-      treetool annotate silver.conllu --system arc-eager --policy explore --seed 1 --shard 2/8 -o part2.jsonl
     """
     shard_input(files, shard)
     if shard is not None and predicted is not None:

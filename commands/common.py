@@ -170,7 +170,11 @@ OnErrorOpt = Annotated[
 ]
 Rejects = Annotated[
     Optional[str],
-    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged (and the text outside brackets of PTB input).", show_default=False),
+    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences here, unchanged.", show_default=False),
+]
+PtbRejects = Annotated[
+    Optional[str],
+    typer.Option("--rejects", metavar="FILE", help="With --on-error skip: write the skipped sentences or trees here, unchanged (and the text outside brackets of PTB input).", show_default=False),
 ]
 
 
@@ -181,17 +185,16 @@ MaxSeconds = Annotated[
         help="Time budget of each sentence's computation, in seconds; see --on-timeout [default: no limit].",
     ),
 ]
-OnTimeoutOpt = Annotated[
-    Optional[OnTimeout],
-    typer.Option(
+def on_timeout_option(limits: str = "", lift: str = "", default: str = "skip") -> Any:
+    """``--on-timeout``, its help naming the command's own ``limits`` besides --max-seconds, and ``lift``."""
+    return Annotated[Optional[OnTimeout], typer.Option(
         "--on-timeout", show_default=False,
-        help="A sentence beyond --max-seconds, or beyond a limit of the work itself (annotate's exact search: "
-        "--max-length, --max-states; the " + f"{MAX_TABLE_BYTES >> 30}" + " GB a sentence's tables may take: projectivize "
-        "--method optimal, arc-standard's cubic algorithm, --loss paper) is: skip = left out, fail = an error "
-        "(exit 2), lift = projectivize only, written with its cheap fallback. Their ids go to stderr "
-        "[default: lift for projectivize --method optimal, else skip].",
-    ),
-]
+        help=f"A sentence beyond --max-seconds{limits} is: skip = left out, fail = an error (exit 2){lift}. Their "
+        f"ids go to stderr [default: {default}].",
+    )]
+
+
+OnTimeoutOpt = on_timeout_option()
 def _jobs(value: int) -> int:
     if value < 0:
         raise typer.BadParameter("must be 0 (all cores) or a positive number of processes")
@@ -729,8 +732,11 @@ COMMON_RULES: tuple[Rule, ...] = (
 #: What bounds exhaustive search besides ``--max-seconds`` (the defaults of both act), for :func:`on_timeout_rule`.
 SEARCH_LIMITS = "exhaustive search (bounded by --max-length and --max-states)"
 
-#: The bound of the algorithms whose tables grow faster than the sentence (:func:`treetool.budget.refuse_large_table`).
-TABLE_LIMIT = f"bounded by the {MAX_TABLE_BYTES >> 30} GB its tables may take"
+#: The size of tables that stops an algorithm whose tables grow faster than the sentence
+#: (:func:`treetool.budget.refuse_large_table`) ...
+TABLE_SIZE = f"the {MAX_TABLE_BYTES >> 30} GB its tables may take"
+#: ... as :func:`on_timeout_rule` names it.
+TABLE_LIMIT = f"bounded by {TABLE_SIZE}"
 
 
 def on_timeout_rule(bounded: Callable[[dict[str, Any]], bool] | None = None, bounds: str = "") -> OnlyWhen:

@@ -11,7 +11,7 @@ from treetool.formats.ptb_source import SourcedTree
 from treetool.treebank import TreebankWriter, read_treebank
 
 from .common import (
-    Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, Rejects, ShardOpt, ToFormat, cli_command, error, error_policy,
+    Files, FromFormat, OnErrorOpt, OnError, OnlyWhen, Output, PtbRejects, ShardOpt, ToFormat, cli_command, error, error_policy,
     input_formats, refuse_inapplicable, shard_input, treebank_output_format, warn_dropped,
 )
 
@@ -43,7 +43,7 @@ def filter_command(
     strip_functions: Annotated[bool, typer.Option("--strip-functions", help="PTB: NP-SBJ-1 -> NP (keeps -LRB-, -RRB-, -NONE-).")] = False,
     remove_wrapper: Annotated[bool, typer.Option("--remove-wrapper", help="PTB: remove the outer empty bracket or ROOT/TOP wrapper.")] = False,
     on_error: OnErrorOpt = OnError.fail,
-    rejects: Rejects = None,
+    rejects: PtbRejects = None,
     shard: ShardOpt = None,
 ) -> None:
     """Write the selected sentences; with no option, every sentence.

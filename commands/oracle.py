@@ -20,7 +20,7 @@ from treetool.report import JsonReportFile
 from treetool.treebank import TreebankWriter, display_name, read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, choices,
+    Files, FromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, PtbRejects, choices,
     ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift, parquet_output, refuse_inapplicable,
     run_options, shard_input, on_timeout_rule,
 )
@@ -155,7 +155,7 @@ def oracle_command(
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the counts per file and in all as JSON: sentences, words, derived, unparsable, projectivized, timed_out (constituency systems: trees, words, derived, unparsable).", show_default=False)] = None,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
-    rejects: Rejects = None,
+    rejects: PtbRejects = None,
     quiet: Quiet = False,
     jobs: Jobs = 1,
     shard: ShardOpt = None,

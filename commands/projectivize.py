@@ -18,10 +18,10 @@ from treetool.sentence import Sentence
 from treetool.treebank import TreebankWriter, display_name, read_treebank
 
 from .common import (
-    Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Output, Quiet, Rejects, ReportFormat,
+    Files, DependencyFromFormat, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, Output, Quiet, Rejects, ReportFormat,
     ReportFormatOpt, DependencyToFormat, choices, cli_command, error, error_policy, given_options, dependency_inputs,
     ShardOpt, plot_file, plot_option, refuse_inapplicable, shard_input, timeout_mode, treebank_output_format,
-    TABLE_LIMIT, on_timeout_rule, warn_dropped,
+    TABLE_LIMIT, TABLE_SIZE, on_timeout_option, on_timeout_rule, warn_dropped,
 )
 from .progress import SentenceProgress
 
@@ -35,6 +35,9 @@ LiftOrder = choices("LiftOrder", LIFT_ORDERS)
 
 
 SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="Pseudo: label encoding of the lifts (MaltParser -pp).")]
+ProjectivizeOnTimeout = on_timeout_option(f" or, with --method optimal, {TABLE_SIZE}",
+                                          ", lift = --method optimal only: written with its cheap fallback (lifted)",
+                                          "lift for --method optimal, else skip")
 
 RULES = (
     OnlyWhen(("root", "ties", "count"), lambda v: v["method"] == "optimal", "applies to --method optimal only"),
@@ -83,7 +86,7 @@ def projectivize_command(
     covered_roots: Annotated[CoveredRoots, typer.Option("--covered-roots", help="Pseudo: root dependents inside another arc (MaltParser -pcr).")] = CoveredRoots.none,
     lift_order: Annotated[LiftOrder, typer.Option("--lift-order", help="Pseudo: lift the shortest original arc or the deepest word first (MaltParser -plo).")] = LiftOrder.shortest,
     max_seconds: MaxSeconds = None,
-    on_timeout: OnTimeoutOpt = None,
+    on_timeout: ProjectivizeOnTimeout = None,
     report: Annotated[bool, typer.Option("--report", help="Print a report to stderr: sentences, non-projective, arcs changed, accuracy, time per tree (implied by --format).")] = False,
     report_file: Annotated[Optional[str], typer.Option("--report-file", metavar="FILE", help="Write the report as JSON to FILE.", show_default=False)] = None,
     report_format: ReportFormatOpt = ReportFormat.table,

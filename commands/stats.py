@@ -14,7 +14,7 @@ from treetool.shard import Shard
 from treetool.treebank import display_name, read_treebank
 
 from .common import (
-    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, Rejects, ReportFormat, ReportFormatOpt,
+    Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, PtbRejects, ReportFormat, ReportFormatOpt,
     ShardOpt, choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option,
     refuse_inapplicable, refused_tree_text, shard_input,
 )
@@ -104,7 +104,7 @@ def stats_command(
     report_format: ReportFormatOpt = ReportFormat.table,
     from_format: FromFormat = None,
     on_error: OnErrorOpt = OnError.fail,
-    rejects: Rejects = None,
+    rejects: PtbRejects = None,
     shard: ShardOpt = None,
 ) -> None:
     """Count sentences, words, non-projective trees and arcs, gap and edge degree, ill-nested and multi-root trees.
