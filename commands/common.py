@@ -185,6 +185,8 @@ MaxSeconds = Annotated[
         help="Time budget of each sentence's computation, in seconds; see --on-timeout [default: no limit].",
     ),
 ]
+
+
 def on_timeout_option(limits: str = "", lift: str = "", default: str = "skip") -> Any:
     """``--on-timeout``, its help naming the command's own ``limits`` besides --max-seconds, and ``lift``."""
     return Annotated[Optional[OnTimeout], typer.Option(
@@ -195,6 +197,8 @@ def on_timeout_option(limits: str = "", lift: str = "", default: str = "skip") -
 
 
 OnTimeoutOpt = on_timeout_option()
+
+
 def _jobs(value: int) -> int:
     if value < 0:
         raise typer.BadParameter("must be 0 (all cores) or a positive number of processes")
