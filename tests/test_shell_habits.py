@@ -587,6 +587,30 @@ def test_a_signal_during_the_copy_into_a_hard_linked_file_waits_for_the_copy(tmp
     assert target.read_bytes() == new == (tmp_path / "second-link").read_bytes()
 
 
+def test_a_signal_while_the_held_handlers_are_put_back_leaves_none_of_them_noting(monkeypatch):
+    """Holding ends by putting the run's handlers back; a signal arriving meanwhile runs its restored handler
+    at the next one's setting. Its exception let through there left the other handlers noting (and never
+    raising) signals for the rest of the unwinding; now it comes once all are back."""
+    import treetool.formats.files as F
+
+    names = [name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    before = {name: signal.getsignal(getattr(signal, name)) for name in names}
+    real, settings = signal.signal, []
+
+    def signal_arriving_while_restored(signum, handler):
+        settings.append(signum)
+        if signum == signal.SIGTERM and settings.count(signum) == 2:  # held, then being put back
+            raise KeyboardInterrupt  # SIGINT's handler, already back, running in the pending-signal check
+        return real(signum, handler)
+
+    monkeypatch.setattr(signal, "signal", signal_arriving_while_restored)
+    with pytest.raises(KeyboardInterrupt):
+        with F._signals_held():
+            pass
+    monkeypatch.undo()
+    assert {name: signal.getsignal(getattr(signal, name)) for name in names} == before
+
+
 def test_a_file_of_another_owner_is_rewritten_in_place_keeping_its_owner(tmp_path, monkeypatch):
     """A user rewriting a file of another owner (writable to them) cannot give a replacement its owner back,
     and a sticky folder (/tmp) refuses the rename: the file is rewritten in place, as the shell does."""

@@ -583,10 +583,31 @@ def _signals_held() -> Iterator[None]:
     try:
         yield
     finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
+        raised = _restore_handlers(before)
+        if raised is not None:
+            raise raised
         for signum in noted:
             signal.raise_signal(signum)
+
+
+def _restore_handlers(handlers: dict[int, object]) -> BaseException | None:
+    """Put ``handlers`` back, every one of them; the exception a handler already restored raised meanwhile.
+
+    A signal arriving while they are put back runs its own handler, if restored, at the next one's setting
+    (``signal.signal`` runs pending handlers first): were its exception let through there, the handlers
+    after it would stay the noting one for the rest of the run's unwinding.
+    """
+    raised = None
+    for signum, handler in handlers.items():
+        for attempt in range(3):  # a handler runs once per signal: a third failure is no handler's
+            try:
+                signal.signal(signum, handler)
+                break
+            except BaseException as err:  # noqa: BLE001 -- a handler's exception, raised once all are back
+                if attempt == 2:
+                    raise
+                raised = raised or err
+    return raised
 
 
 def _can_keep_owner(old: os.stat_result) -> bool:
