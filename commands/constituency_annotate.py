@@ -26,7 +26,7 @@ from treetool.oracles.constituency.tree import preorder
 from treetool.oracles.errors import OracleUnavailable
 from treetool.budget import SentenceTimeout
 from treetool.shard import Shard
-from treetool.errors import StrayText, TreebankError
+from treetool.errors import TreebankError
 from treetool.formats.files import AtomicOutput, read_text_file, readable_twice
 from treetool.formats.steps import constituency_jsonl
 from treetool.parallel import SentencePool
@@ -198,8 +198,7 @@ class _PredictedTrees:
     sides (as the dependency ``annotate`` pairs sentences), so that a tree ``--on-error skip`` skips in either
     file does not shift the pairs after it.
 
-    A refused tree is one whose error holds its text (``raw``); stray text outside the brackets (a
-    :class:`StrayText`, whose ``raw`` is that text) is not a tree.
+    A refused tree is one whose error ``refuses_item`` (stray text outside the brackets is not a tree).
     """
 
     def __init__(self, path: str, report: Any) -> None:
@@ -210,12 +209,12 @@ class _PredictedTrees:
         self._held: tuple[int, int, Any] | None = None  # a predicted tree read ahead of its gold tree
 
     def _refused(self, err: TreebankError) -> None:
-        self._read += _is_tree(err)
+        self._read += err.refuses_item
         self._report(err)
 
     def gold_refused(self, err: TreebankError) -> None:
         """The gold reader's ``on_error``: a refused gold tree takes its place (its predicted tree is dropped)."""
-        self._gold += _is_tree(err)
+        self._gold += err.refuses_item
         self._report(err)
 
     def for_gold(self) -> tuple[int, Any] | None | object:
@@ -240,11 +239,6 @@ class _PredictedTrees:
         """Raise if ``--predicted`` holds trees after the last gold one."""
         if self._held is not None or next(self._trees, None) is not None or self._read > self._gold:
             raise TreebankError("--predicted holds more trees than the gold files", filename=self._path)
-
-
-def _is_tree(err: TreebankError) -> bool:
-    """Whether the PTB reader's ``err`` refuses a tree, which takes a place in its file's order of trees."""
-    return err.raw is not None and not isinstance(err, StrayText)
 
 
 def _labels(labels_file: Optional[str], inputs: list[tuple[str, str]]) -> list[str]:

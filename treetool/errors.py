@@ -46,6 +46,12 @@ class TreebankError(ValueError):
             text += f" (sentence {self.sent_id})"
         return text
 
+    @property
+    def refuses_item(self) -> bool:
+        """Whether the error refuses a sentence or tree (its ``raw`` that item's text), which keeps its place in
+        its file's order of items: a reader's error without the text, or about text between items, does not."""
+        return self.raw is not None
+
 
 class WorkerDied(RuntimeError):
     """A ``--jobs`` worker process ended abruptly (killed, out of memory): the run cannot be completed.
@@ -63,3 +69,8 @@ class StrayText(TreebankError):
     and it is no tree's text, so a reader that cuts the input into the trees'
     texts (``filter``) leaves it as it is.
     """
+
+    @property
+    def refuses_item(self) -> bool:
+        """Never: the text is between trees."""
+        return False

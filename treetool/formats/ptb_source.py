@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import StrayText, TreebankError
+from ..errors import TreebankError
 
 __all__ = ["SourcedTree", "SourceJoiner", "TreeText", "TreeTexts"]
 
@@ -186,7 +186,7 @@ class TreeTexts:
             return None
 
         def refuse(error: TreebankError) -> None:
-            if error.raw is not None and not isinstance(error, StrayText):  # a refused bracket: the next piece
+            if error.refuses_item:  # a refused bracket: the next piece
                 error.raw = self._done.popleft().alone()
             on_error(error)
 
