@@ -157,9 +157,10 @@ def in_process(path: Path, system_name: str, labeled: bool, folder: Path, repeat
                 out.write(dependency_jsonl(sent_id, walk).encode("utf-8"))
 
     def parquet() -> None:
-        with ParquetOutput(str(folder / "inprocess.parquet"), StepColumns(system, labeled), {"command": "annotate"}) as out:
+        columns = StepColumns(None if labeled else system, labeled, derive_optimal=True)  # as annotate's
+        with ParquetOutput(str(folder / "inprocess.parquet"), columns, {"command": "annotate"}) as out:
             for sent_id, walk in walks():
-                out.write(walk_record(sent_id, walk, configurations=labeled))  # as annotate does
+                out.write(walk_record(sent_id, walk, configurations=labeled, optimal=False))
 
     rounds: dict[str, list[tuple[float, float]]] = {"walks": [], "jsonl": [], "parquet": []}
     for _ in range(repeat):  # alternating, so that a change in the machine's speed hits all three

@@ -10,7 +10,7 @@ import typer
 
 from treetool.oracles.constituency import CONSTITUENCY_SYSTEMS
 from treetool.oracles.annotate import (
-    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence,
+    ORACLE_KINDS, POLICIES, Explore, Predicted, Static, Step, annotate_sentence, optimal_is_cost_zero,
 )
 from treetool.oracles.nederhof import ALGORITHMS, STRATEGIES
 from treetool.oracles.registry import SYSTEMS
@@ -193,13 +193,16 @@ def annotate_command(
         actions = _vocabulary(chosen, inputs, labeled) if vocabulary else None
         # The writer process replays a built-in system's walks; a user's system may not pickle, nor import there
         # (its module found from the current folder), so its walks, like labelled ones, carry their configurations.
+        # It derives the optimal actions where they are the cost-0 ones (not trusted of a user's oracle).
         replays = system in SYSTEMS and not labeled
-        walk = functools.partial(_walk_columns, chosen, actions, resolve_jobs(jobs) > 1, not replays, **limits)
+        derived = system in SYSTEMS and optimal_is_cost_zero(chosen, kind, limits["options"])
+        walk = functools.partial(_walk_columns, chosen, actions, resolve_jobs(jobs) > 1, not replays, not derived,
+                                 **limits)
         metadata = {"command": "annotate", "system": chosen.describe(), "labelled": labeled,
                     "seed": seed if policy.value == "explore" else None, "options": run_options(ctx)}
         open_output = functools.partial(parquet_output, output,
                                         lambda: StepColumns(chosen if replays else None, labeled,
-                                                            None if actions is None else actions.actions),
+                                                            None if actions is None else actions.actions, derived),
                                         metadata)
     else:
         walk = functools.partial(_walk_text, chosen, DEPENDENCY_FORMATS[output_format.value], **limits)
@@ -306,17 +309,17 @@ def _walk_text(system: TransitionSystem, encode: Callable[[str, Iterator[Step]],
     return encode(sent_id, steps).encode("utf-8")
 
 
-def _walk_columns(system: TransitionSystem, actions: Any, packed: bool, configurations: bool,
+def _walk_columns(system: TransitionSystem, actions: Any, packed: bool, configurations: bool, optimal: bool,
                   sentence: tuple[list[int], list[str] | None, str, Any, int], *, labeled: bool, kind: str,
                   max_length: int, max_seconds: float | None, max_states: int | None, options: dict[str, Any]) -> bytes:
-    """The record of one sentence's walk for Parquet (pickled; ``packed`` and ``configurations`` as
+    """The record of one sentence's walk for Parquet (pickled; ``packed``, ``configurations`` and ``optimal`` as
     :func:`walk_record`), with its cost vectors over ``actions`` when given: the work of ``--jobs``."""
     heads, labels, sent_id, policy, position = sentence
     steps = annotate_sentence(system, heads, labels, policy=policy, position=position, oracle=kind,
                               max_length=max_length, max_seconds=max_seconds, max_states=max_states,
                               oracle_options=options)
     vector = None if actions is None else functools.partial(_cost_vector, actions, as_heads(heads))
-    return walk_record(sent_id, steps, vector, packed, configurations)
+    return walk_record(sent_id, steps, vector, packed, configurations, optimal)
 
 
 def _cost_vector(actions: Any, gold: list[int], step: Step) -> Any:

@@ -56,6 +56,7 @@ __all__ = [
     "Step",
     "annotate_sentence",
     "make_oracle",
+    "optimal_is_cost_zero",
     "sentence_random",
     "walk",
 ]
@@ -125,6 +126,16 @@ def make_oracle(
     if kind == "dynamic" and system.oracle_spec.published is not None:
         return system.dynamic_oracle(gold_heads, gold_labels, budget=budget, **options)
     return system.exact_oracle(gold_heads, gold_labels, budget=budget, max_length=max_length)
+
+
+def optimal_is_cost_zero(system: TransitionSystem, kind: str = "dynamic", options: dict[str, Any] | None = None) -> bool:
+    """Whether every step's ``optimal`` of :func:`make_oracle`'s oracle (same arguments) is its actions of cost
+    0 in the order of its ``costs``, so that a writer may leave it out and derive it: yes for the search, and
+    for a published oracle unless ``options`` set one its spec declares ``narrowing``
+    (``DynamicOracle.optimal``). Trusted for this package's systems: a user's oracle may not keep to it."""
+    if kind != "dynamic" or system.oracle_spec.published is None:
+        return True
+    return not any((options or {}).get(option) for option in system.oracle_spec.narrowing)
 
 
 # ---------------------------------------------------------------- policies

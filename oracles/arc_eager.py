@@ -247,10 +247,10 @@ class ArcEager(TransitionSystem):
 
 _NM_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
                       published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="projective", takes_budget=False,
-                      options=("prefer_monotonic", "published"))
+                      options=("prefer_monotonic", "published"), narrowing=("prefer_monotonic",))
 _NM_D_SPEC = OracleSpec(static=ArcEager.oracle_spec.static, static_takes_budget=False,
                         published="Honnibal, Goldberg & Johnson 2013, §5.2", exact_on="none", takes_budget=False,
-                        options=("prefer_monotonic", "published"))
+                        options=("prefer_monotonic", "published"), narrowing=("prefer_monotonic",))
 
 
 class NonMonotonicArcEager(ArcEager):

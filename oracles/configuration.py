@@ -96,7 +96,9 @@ class DynamicOracle(Protocol):
         ...
 
     def optimal(self, config: Configuration) -> list[Action]:
-        """The actions of cost 0, in ``legal()`` order (keys spelled as in :meth:`costs`)."""
+        """The actions of cost 0, in the order of :meth:`costs` (``legal()`` order; keys spelled as in
+        :meth:`costs`), or a preferred part of them under an option the system's ``oracle_spec`` lists as
+        ``narrowing``."""
         ...
 
 

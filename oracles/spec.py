@@ -44,6 +44,10 @@ class OracleSpec:
     super-linear (Nederhof's cubic algorithm, the tabular loss)."""
     options: tuple[str, ...] = ("max_length",)
     """The keyword options ``dynamic_oracle`` takes besides ``budget``."""
+    narrowing: tuple[str, ...] = ()
+    """The options of ``options`` under which ``dynamic_oracle``'s ``optimal`` is a preferred part of the
+    actions of cost 0, not all of them (nm-arc-eager's ``prefer_monotonic``). Without them it is all of them,
+    in the order of ``costs`` (a Parquet writer derives it so: ``treetool.oracles.annotate.optimal_is_cost_zero``)."""
 
     def __post_init__(self) -> None:
         if self.exact_on not in EXACTNESS:
@@ -52,6 +56,8 @@ class OracleSpec:
             raise ValueError("the generic search (static=None) always takes a budget")
         if self.published is None and (self.exact_on != "any" or not self.takes_budget):
             raise ValueError("the exhaustive search (published=None) is exact on any tree and takes a budget")
+        if not set(self.narrowing) <= set(self.options):
+            raise ValueError("narrowing options must be options of dynamic_oracle")
 
 
 SEARCH_ONLY = OracleSpec()

@@ -26,7 +26,7 @@ import pytest
 
 from treetool.formats.files import FileAccessError
 from treetool.oracles import Configuration, get_system
-from treetool.oracles.annotate import Explore, Predicted, annotate_sentence
+from treetool.oracles.annotate import Explore, Predicted, annotate_sentence, optimal_is_cost_zero
 
 from conftest import SAMPLE_DATA, force_workers, run_cli as run
 from oracle_trees import rooted_tree
@@ -84,6 +84,8 @@ RUNS = [
     ("swap", "--labeled", "--max-length", "6", "--on-error", "skip"),
     ("attardi", "--labeled", "--policy", "explore", "--error-rate", "0.4"),
     ("nm-arc-eager", "--variant", "D", "--policy", "explore", "--error-rate", "0.5", "--seed", "3"),
+    ("nm-arc-eager", "--prefer-monotonic", "--policy", "explore", "--error-rate", "0.5"),  # optimal not derived
+    ("arc-hybrid", "--oracle", "exact", "--max-length", "7", "--policy", "explore", "--on-error", "skip"),
 ]
 
 
@@ -151,13 +153,46 @@ def test_the_writer_replays_the_configurations_the_walk_went_through(system_name
             other = [""] + [rng.choice(LABELS) for _ in range(n)] if labelled else None
             policy = Predicted(rooted_tree(n, rng), other)
         steps = list(annotate_sentence(system, heads, labels, policy=policy, position=number, oracle="exact"))
+        whole = tuple(zip(*steps))
         for configurations in (False, True):
-            sent_id, size, fields, _ = pickle.loads(step_columns.walk_record("s", steps, configurations=configurations))
-            assert size == n and len(fields) == (8 if configurations else 3)
+            for optimal in (False, True):
+                record = step_columns.walk_record("s", steps, configurations=configurations, optimal=optimal)
+                sent_id, size, fields, _ = pickle.loads(record)
+                assert size == n and len(fields) == 8
+                assert [k for k, field in enumerate(fields) if field is None] == \
+                    [*([] if configurations else [0, 1, 2, 3, 4]), *([] if optimal else [6])]
         taken = pickle.loads(step_columns.walk_record("s", steps))[2]
         replayed = step_columns.replayed(system, labelled, n, taken)
-        assert replayed[1:] == tuple(zip(*steps))[1:]
-        assert step_columns.sentence_steps("s", replayed) == step_columns.sentence_steps("s", tuple(zip(*steps)))
+        assert replayed[1:] == whole[1:]
+        assert step_columns.sentence_steps("s", replayed) == step_columns.sentence_steps("s", whole)
+
+
+@pytest.mark.parametrize("system_name", ["arc-eager", "arc-hybrid", "arc-standard", "nm-arc-eager", "attardi", "swap"])
+@pytest.mark.parametrize("kind", ["dynamic", "exact"])
+@pytest.mark.parametrize("labelled", [False, True], ids=["unlabelled", "labelled"])
+def test_optimal_actions_are_the_cost_zero_ones_where_the_writer_derives_them(system_name, kind, labelled):
+    """The writer derives a step's optimal actions as its legal ones of cost 0, in order, wherever
+    ``optimal_is_cost_zero`` says so: checked here against the oracle's own ``optimal`` along exploring and
+    predicted walks; nm-arc-eager's ``prefer_monotonic`` narrows them on some step, and is declared to."""
+    system = get_system(system_name)
+    rng = random.Random(3)
+    narrowed = 0
+    for number in range(30):
+        n = rng.randint(1, 7)
+        heads = rooted_tree(n, rng)
+        labels = ["", *(rng.choice(LABELS) for _ in range(n))] if labelled else None
+        other = [""] + [rng.choice(LABELS) for _ in range(n)] if labelled else None
+        policy = Explore(0.4, number) if number % 2 else Predicted(rooted_tree(n, rng), other)
+        optional = [{}, {"prefer_monotonic": True}] if "prefer_monotonic" in system.oracle_spec.options else [{}]
+        for options in optional if kind == "dynamic" else [{}]:
+            steps = annotate_sentence(system, heads, labels, policy=policy, position=number, oracle=kind,
+                                      oracle_options=options)
+            derivable = [step.optimal == [a for a, cost in step.costs.items() if cost == 0] for step in steps]
+            if optimal_is_cost_zero(system, kind, options):
+                assert all(derivable), (heads, options)
+            else:
+                narrowed += not all(derivable)
+    assert (narrowed > 0) == (kind == "dynamic" and "prefer_monotonic" in system.oracle_spec.narrowing)
 
 
 USER_SYSTEM = """

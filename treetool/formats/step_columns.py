@@ -10,10 +10,11 @@ actions, in the system's legal order) or, with an action vocabulary
 -1 where illegal, as ``oracle.cost_vector`` gives them.
 
 Writing must stay cheap beside the walk, so the run's process does little more
-than pickle what each walk did (:func:`walk_record`: its costs, optimal
-actions and actions taken); the writer process
+than pickle what each walk did (:func:`walk_record`: its costs and actions
+taken); the writer process
 (:class:`~treetool.formats.parquet.ParquetOutput`) replays the configurations
-from the actions (:func:`replayed`) and does the rest on the other core
+from the actions (:func:`replayed`), derives the optimal actions from the
+costs (where the oracle's are the cost-0 ones) and does the rest on the other core
 (``--jobs`` workers pack their own walks: :func:`walk_record`'s ``packed``).
 In packing no Python code runs per step:
 a walk's columns (:data:`SEGMENTS`) are packed into one run of C ints by a
@@ -76,10 +77,9 @@ class SentenceSteps(NamedTuple):
     """With a vocabulary: the steps' cost vectors (C ints, one vector after the other)."""
 
 
-#: The fields of a step that a walk's record carries when the writer replays its configurations (costs,
-#: optimal, action): the others are the configuration the step starts from.
-_TAKEN_FIELDS = (5, 6, 7)
-_TAKEN = operator.itemgetter(*_TAKEN_FIELDS)
+#: What a walk's record takes of each step when the writer replays the configurations: costs, optimal (unless
+#: derived), action; the other fields (the step number and the configuration it starts from) are left None.
+_COSTS, _OPTIMAL, _ACTION = map(operator.itemgetter, (5, 6, 7))
 
 
 class Replayable(Protocol):
@@ -92,52 +92,60 @@ class Replayable(Protocol):
 
 
 def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: bool = False,
-                configurations: bool = False) -> bytes:
-    """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its length, what
-    it did at each step (costs, optimal actions, action taken: one tuple each, by ``zip``) and, with
+                configurations: bool = False, optimal: bool = True) -> bytes:
+    """One walk as :meth:`StepColumns.add` takes it, pickled (the record of a Parquet output): its id, its
+    number of words, its fields (one tuple per field of a step, as ``zip(*steps)`` gives them) and, with
     ``vector(step)`` given (numpy, C ints), the steps' cost vectors.
 
-    The configurations (stack, buffer, heads, labels) are left out: the writer process replays them from the
-    actions (:func:`replayed`), on the other core, where pickling them would cost the run's process twice the
-    rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they are handed
-    over all the same: for a writer with too much to do already (labelled walks: with their labels columns,
-    replaying too made the writer the slower side, 28% of the run against 21% on EWT), or one without the
-    system (a user's own, which may neither pickle nor import in the writer process).
+    The configurations (stack, buffer, heads, labels) are left out (None): the writer process replays them
+    from the actions (:func:`replayed`), on the other core, where pickling them would cost the run's process
+    twice the rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they
+    are handed over all the same: for a writer with too much to do already (labelled walks: with their labels
+    columns, replaying too made the writer the slower side, 28% of the run against 21% on EWT), or one without
+    the system (a user's own, which may neither pickle nor import in the writer process). Without ``optimal``
+    the optimal actions are left out too, for a writer that derives them (:class:`StepColumns`'s
+    ``derive_optimal``): pickling them was a third of the rest.
 
-    ``packed``: the walk's :class:`SentenceSteps` instead, packed here from all its fields. The run's own
-    process leaves the replaying and packing to the writer process; ``--jobs`` workers pack their walks
-    themselves, in parallel, or the one writer process would replay and pack every walk of all the workers
-    (the bottleneck from three workers on).
+    ``packed``: the walk's :class:`SentenceSteps` instead, packed here. The run's own process leaves the
+    replaying and packing to the writer process; ``--jobs`` workers pack their walks themselves, in parallel,
+    or the one writer process would replay and pack every walk of all the workers (the bottleneck from three
+    workers on).
     """
     steps = list(steps)
     vectors = b"".join([vector(s).tobytes() for s in steps]) if vector is not None else None
+    if configurations or packed:
+        fields = tuple(zip(*steps))
+        if fields and not optimal:
+            fields = (*fields[:6], None, fields[7])
+    else:  # one C map per field taken: no tuple per step, as zip(*map(itemgetter(5, 6, 7), steps)) makes
+        fields = (None,) * 5 + (tuple(map(_COSTS, steps)), tuple(map(_OPTIMAL, steps)) if optimal else None,
+                                tuple(map(_ACTION, steps))) if steps else ()
     if packed:
-        return pickle.dumps(sentence_steps(sent_id, tuple(zip(*steps)), vectors), pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(sentence_steps(sent_id, fields, vectors), pickle.HIGHEST_PROTOCOL)
     n = len(steps[0][3]) - 1 if steps else 0  # heads: n + 1 entries
-    fields = tuple(zip(*steps)) if configurations else tuple(zip(*map(_TAKEN, steps)))
     return pickle.dumps((sent_id, n, fields, vectors), pickle.HIGHEST_PROTOCOL)
 
 
-def replayed(system: Replayable, labelled: bool, n: int, taken: Sequence[tuple]) -> tuple[tuple, ...]:
-    """A walk's fields (one tuple per field of a step, as ``zip(*steps)`` gives them; the first, the step
-    numbers, left as None) from its record's ``taken`` (costs, optimal, actions): the configurations replayed
-    from the initial one of ``n`` words. The same ``apply`` as the walk's gives the same tuples, unchanged
-    ones passed on as the same objects (which :func:`sentence_steps` packs once)."""
-    if not taken:
+def replayed(system: Replayable, labelled: bool, n: int, fields: Sequence[Any]) -> tuple[Any, ...]:
+    """A walk's fields (as :func:`walk_record` gives them) with the configurations (stack, buffer, heads,
+    labels), left None there, replayed from the initial one of ``n`` words by the actions taken; the step
+    numbers stay None. The same ``apply`` as the walk's gives the same tuples, unchanged ones passed on as the
+    same objects (which :func:`sentence_steps` packs once)."""
+    if not fields:
         return ()
-    costs, optimal, actions = taken
+    actions = fields[7]
     apply, config = system.apply, system.initial(n, labeled=labelled)
     configs = [config]
     for action in itertools.islice(actions, len(actions) - 1):  # the last action's result is no step's
         config = apply(config, action)
         configs.append(config)
-    stacks, buffers, heads, labels = zip(*configs)
-    return None, stacks, buffers, heads, labels, costs, optimal, actions
+    return (None, *zip(*configs), *fields[5:])
 
 
 def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None = None) -> SentenceSteps:
-    """The columns of one walk from its fields (one tuple per field of a step, as :func:`walk_record` gives them;
-    empty for no step) and its cost vectors.
+    """The columns of one walk from its fields (one tuple per field of a step, as :func:`walk_record` gives them,
+    the configurations filled in; empty for no step) and its cost vectors. Optimal actions left out (None)
+    leave their segments empty, for :meth:`StepColumns.batch` to derive.
 
     One ``struct.pack`` over C iterators (``map``, ``chain``, ``accumulate``): no Python code runs per step.
     """
@@ -145,15 +153,22 @@ def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None 
         return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = fields
     chain = itertools.chain.from_iterable
-    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal), actions))))
+    # optimal actions are legal ones, so they add no spelling
+    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal or ()), actions))))
     ids = _ids(spellings)
     count, legal = len(actions), sum(map(len, costs))
     sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
     for column in (buffers, heads):
         _distinct(column, sizes, parts)
-    sizes += [count, legal, legal, count, sum(map(len, optimal)), count]
-    parts += [map(len, costs), map(ids, chain(costs)), chain(map(dict.values, costs)), map(len, optimal),
-              map(ids, chain(optimal)), map(ids, actions)]
+    sizes += [count, legal, legal]
+    parts += [map(len, costs), map(ids, chain(costs)), chain(map(dict.values, costs))]
+    if optimal is None:
+        sizes += [0, 0]
+    else:
+        sizes += [count, sum(map(len, optimal))]
+        parts += [map(len, optimal), map(ids, chain(optimal))]
+    sizes.append(count)
+    parts.append(map(ids, actions))
     label_spellings: tuple[str, ...] = ()
     if labels[0] is None:
         sizes += [0, 0, 0]
@@ -240,14 +255,19 @@ class StepColumns:
     pyarrow is imported (:meth:`schema`), so the run never imports it.
 
     ``system``: the walks' transition system, which replays their configurations (:func:`replayed`); None
-    when every record carries them (``walk_record``'s ``configurations``).
+    when every record carries them (``walk_record``'s ``configurations``). ``derive_optimal``: the records
+    leave the optimal actions out (``walk_record``'s ``optimal``), and :meth:`batch` derives them, all at once
+    with numpy, as each step's legal actions of cost 0 in order: for oracles whose ``optimal`` is just that
+    (``treetool.oracles.annotate.optimal_is_cost_zero``).
     ``vocabulary``: the action spellings by id, for ``cost:`` columns (None:
     ``legal`` + ``costs`` lists). ``actions`` lists every spelling met, by
     dictionary id; with a vocabulary it starts as the vocabulary.
     """
 
-    def __init__(self, system: Replayable | None, labelled: bool, vocabulary: Sequence[str] | None = None) -> None:
+    def __init__(self, system: Replayable | None, labelled: bool, vocabulary: Sequence[str] | None = None,
+                 derive_optimal: bool = False) -> None:
         self.system, self.labelled, self.vocabulary = system, labelled, vocabulary
+        self.derive_optimal = derive_optimal
         # Read here, in the run's process, and pickled with the object: the writer process imports the module
         # afresh, so a group size set for the run (tests use small groups) would not reach it otherwise.
         self.rows_per_group = ROWS_PER_GROUP
@@ -280,9 +300,12 @@ class StepColumns:
             walk = record
         else:
             sent_id, n, fields, vectors = record
-            if len(fields) == len(_TAKEN_FIELDS):  # the configurations left to replay
+            if fields and fields[1] is None:  # the configurations left to replay
                 fields = replayed(self.system, self.labelled, n, fields)  # type: ignore[arg-type]
             walk = sentence_steps(sent_id, fields, vectors)
+        if walk.sizes[0] and (walk.sizes[_SEGMENT["optimal_lengths"]] == 0) != self.derive_optimal:
+            raise ValueError(f"a walk's record {'has' if self.derive_optimal else 'lacks'} its optimal actions, "
+                             f"for columns that {'derive' if self.derive_optimal else 'do not derive'} them")
         self._group.add(walk, array("i", map(self._action_ids.__getitem__, walk.spellings)),
                         array("i", map(self._label_ids.__getitem__, walk.label_spellings)))
         return self.flush() if self._group.rows >= self.rows_per_group else None
@@ -316,19 +339,26 @@ class StepColumns:
                 _ints_array(pa, taken, valid=taken >= 0), spelled_labels)))
         spellings = _strings_array(pa, group.actions)
 
-        def spelled(name: str, items: str) -> Any:
-            ids = _run_ids(columns, name, items, "spelling_ids", "spellings")
+        def spelled(ids: Any) -> Any:
             return pa.DictionaryArray.from_arrays(_ints_array(pa, ids), spellings)
 
+        def run_ids(name: str, items: str) -> Any:
+            return _run_ids(columns, name, items, "spelling_ids", "spellings")
+
+        legal = run_ids("legal", "legal_items")
+        legal_offsets = _offsets(columns["legal_lengths"])
         if self.vocabulary is None:
-            legal_offsets = _ints_array(pa, _offsets(columns["legal_lengths"]))
-            batch += [pa.ListArray.from_arrays(legal_offsets, spelled("legal", "legal_items")),
-                      pa.ListArray.from_arrays(legal_offsets, _ints_array(pa, columns["costs"]))]
+            offsets = _ints_array(pa, legal_offsets)
+            batch += [pa.ListArray.from_arrays(offsets, spelled(legal)),
+                      pa.ListArray.from_arrays(offsets, _ints_array(pa, columns["costs"]))]
         else:
             matrix = np.frombuffer(group.vectors, dtype=np.intc).reshape(group.rows, -1)
             batch += [_ints_array(pa, column) for column in matrix.T]
-        batch += [_list_array(pa, columns["optimal_lengths"], spelled("optimal", "optimal_items")),
-                  spelled("action", "steps")]
+        if self.derive_optimal:
+            optimal_lengths, optimal = _cost_zero(legal_offsets, columns["costs"], legal)
+        else:
+            optimal_lengths, optimal = columns["optimal_lengths"], run_ids("optimal", "optimal_items")
+        batch += [_list_array(pa, optimal_lengths, spelled(optimal)), spelled(run_ids("action", "steps"))]
         return pa.record_batch(batch, schema=self.schema())
 
 
@@ -470,6 +500,16 @@ def _run_ids(columns: dict[str, Any], name: str, items: str, table: str, tables:
     known = local >= 0  # the others are -1 (no label yet): looked up, they would index the table from its end
     run[known] = columns[table][(local + np.repeat(_starts(columns[tables]), columns[items]))[known]]
     return run
+
+
+def _cost_zero(legal_offsets: Any, costs: Any, legal: Any) -> tuple[Any, Any]:
+    """Each step's optimal actions as the legal ones of cost 0, in order (lengths and ids, numpy), from the
+    legal actions' offsets, costs and ids."""
+    np = _numpy()
+    zero = costs == 0
+    counted = np.zeros(len(zero) + 1, dtype=np.int32)
+    np.cumsum(zero, out=counted[1:])
+    return counted[legal_offsets[1:]] - counted[legal_offsets[:-1]], legal[zero]
 
 
 def _taken(pa: Any, columns: dict[str, Any], name: str, values: Any, arrow: Callable[[Any], Any]) -> Any:
