@@ -188,9 +188,10 @@ MaxSeconds = Annotated[
 
 
 def on_timeout_option(limits: str = "", lift: str = "", default: str = "skip") -> Any:
-    """``--on-timeout``, its help naming the command's own ``limits`` besides --max-seconds, and ``lift``."""
+    """``--on-timeout``, its help naming the command's own ``limits`` besides --max-seconds, and ``lift``; a
+    command without ``lift`` shows only skip and fail (and refuses lift with its own message)."""
     return Annotated[Optional[OnTimeout], typer.Option(
-        "--on-timeout", show_default=False,
+        "--on-timeout", show_default=False, metavar=None if lift else "<skip|fail>",
         help=f"A sentence beyond --max-seconds{limits} is: skip = left out, fail = an error (exit 2){lift}. Their "
         f"ids go to stderr [default: {default}].",
     )]

@@ -135,6 +135,23 @@ def test_help_shows_file_metavar(command):
     assert re.search(r"^\s+FILE\.\.\.\s+Treebank files", text, re.M)
 
 
+@pytest.mark.parametrize("command", ["projectivize", "coverage", "oracle", "annotate", "stats"])
+def test_help_offers_lift_only_where_it_is_taken(command):
+    """``--on-timeout lift`` is projectivize's alone; the others refuse it, so their help shows skip and fail."""
+    from typer.testing import CliRunner
+
+    text = CliRunner().invoke(app, [command, "--help"], terminal_width=200).output
+    shown = re.findall(r"--on-timeout (<[a-z|]+>)", text)
+    if command == "stats":
+        assert shown == []
+    else:
+        assert shown == ["<lift|skip|fail>" if command == "projectivize" else "<skip|fail>"]
+        if command in ("oracle", "annotate"):  # coverage takes --max-seconds for a user's system only
+            refused = run(command, str(SAMPLE_DATA / "en_sample.conllu"), "--system", "swap", "--max-seconds", "5",
+                          "--on-timeout", "lift")
+            assert refused.returncode == 2 and "lift applies to projectivize" in refused.stderr
+
+
 def test_help_lists_every_command_with_its_summary():
     """The commands are imported lazily (start-up); ``treetool --help`` still lists each one with its summary."""
     import importlib
