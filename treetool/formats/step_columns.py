@@ -153,9 +153,9 @@ def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None 
         return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = fields
     chain = itertools.chain.from_iterable
-    # optimal actions are legal ones, so they add no spelling
-    spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal or ()), actions))))
-    ids = _ids(spellings)
+    # A spelling's id is its order of first appearance as struct.pack reads them (legal, optimal, taken).
+    numbered = _Numbered()
+    ids = numbered.__getitem__
     count, legal = len(actions), sum(map(len, costs))
     sizes, parts = [count, sum(map(len, stacks))], [map(len, stacks), chain(stacks)]
     for column in (buffers, heads):
@@ -169,15 +169,13 @@ def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None 
         parts += [map(len, optimal), map(ids, chain(optimal))]
     sizes.append(count)
     parts.append(map(ids, actions))
-    label_spellings: tuple[str, ...] = ()
+    label_ids = _Numbered({None: -1}, given=1)  # no label yet: -1
     if labels[0] is None:
         sizes += [0, 0, 0]
     else:
-        distinct = _distinct(labels, sizes, parts)
-        label_spellings = tuple(label for label in dict.fromkeys(chain(distinct)) if label is not None)
-        parts[-2] = map(_ids(label_spellings, {None: -1}), chain(distinct))
+        parts[-2] = map(label_ids.__getitem__, chain(_distinct(labels, sizes, parts)))
     ints = struct.pack(f"{sum(sizes)}i", *chain(parts))
-    return SentenceSteps(sent_id, tuple(sizes), ints, spellings, label_spellings, vectors)
+    return SentenceSteps(sent_id, tuple(sizes), ints, tuple(numbered), tuple(label_ids)[1:], vectors)
 
 
 def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]) -> list[tuple]:
@@ -190,18 +188,16 @@ def _distinct(tuples: tuple[tuple, ...], sizes: list[int], parts: list[Iterable]
     return distinct
 
 
-def _ids(spellings: Sequence[str], extra: dict | None = None) -> Any:
-    """The id of a spelling: its position in ``spellings`` (or its value in ``extra``)."""
-    ids = dict(zip(spellings, itertools.count()))
-    ids.update(extra or {})
-    return ids.__getitem__
-
-
 class _Numbered(dict):
-    """Numbers its keys in order of first lookup: ``numbered[key]`` is ``key``'s number, a new key the next."""
+    """Numbers its keys in order of first lookup: ``numbered[key]`` is ``key``'s number, a new key the next
+    (after the ``given`` first keys' numbers, which it keeps)."""
+
+    def __init__(self, known: Any = (), given: int = 0) -> None:
+        super().__init__(known)
+        self._uncounted = given
 
     def __missing__(self, key: Any) -> int:
-        self[key] = number = len(self)
+        self[key] = number = len(self) - self._uncounted
         return number
 
 
