@@ -153,7 +153,7 @@ def sentence_steps(sent_id: str, fields: Sequence[tuple], vectors: bytes | None 
         return SentenceSteps(sent_id, (0,) * len(SEGMENTS), b"", (), (), vectors)
     _, stacks, buffers, heads, labels, costs, optimal, actions = fields
     chain = itertools.chain.from_iterable
-    # optimal actions are legal ones, so they add no spelling
+    # this package's optimal actions are legal ones (no spelling of their own); a user's oracle's may not be
     spellings = tuple(dict.fromkeys(chain((chain(costs), chain(optimal or ()), actions))))
     ids = _ids(spellings)
     count, legal = len(actions), sum(map(len, costs))
