@@ -339,6 +339,9 @@ def _vocabulary(system: TransitionSystem, inputs: list[tuple[str, str]], labeled
             raise InapplicableOption(f"--vocabulary --labeled reads the labels of the input first, so it needs "
                                      f"files, not {'stdin' if unreadable[0] == '-' else 'a pipe'}")
         labels = treebank_labels(s for path, fmt in inputs for s in read_treebank(path, fmt, on_error=_ignore))
+        if not labels:
+            raise InapplicableOption("--vocabulary --labeled: the input has no labelled sentence to take the "
+                                     "labels from")
     try:
         return system.actions(labels)
     except ValueError as err:

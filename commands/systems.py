@@ -55,7 +55,8 @@ SYSTEM_OPTIONS = ("degree", "variant", "reduce", "order", "root")
 
 
 def system_from_options(ctx: typer.Context) -> TransitionSystem:
-    """The system ``--system`` names, built with the system options the user gave."""
+    """The system ``--system`` names, built with the system options the user gave; refused with ``--labeled``
+    when it makes unlabelled configurations all the same (a user's system that ignores ``labeled``)."""
     given = given_options(ctx)
     options: dict[str, Any] = {}
     for name in SYSTEM_OPTIONS:
@@ -63,9 +64,13 @@ def system_from_options(ctx: typer.Context) -> TransitionSystem:
         if name in given and value is not None:
             options[name] = plain_value(value)
     try:
-        return make_system(ctx.params["system"], **options)
+        system = make_system(ctx.params["system"], **options)
     except SystemSpecError as err:
         raise InapplicableOption(f"--system: {err}") from None
+    if ctx.params.get("labeled") and getattr(system.initial(1, labeled=True), "labels", None) is None:
+        raise InapplicableOption(f"--labeled: {ctx.params['system']} makes no labelled configurations (its "
+                                 "initial(n, labeled=True) has labels None)")
+    return system
 
 
 def static_oracle_jobs(system: TransitionSystem, jobs: int) -> int:

@@ -541,6 +541,16 @@ def test_vocabulary_needs_parquet_and_labels_from_a_file():
     assert result.returncode == 2 and b"needs files, not stdin" in result.stderr
 
 
+def test_a_labelled_vocabulary_of_an_input_without_labels_says_so(tmp_path):
+    empty = tmp_path / "empty.conllu"
+    empty.write_bytes(b"")
+    result = run("annotate", empty, "--system", "arc-eager", "--labeled", "--vocabulary", "--format", "parquet",
+                 "-o", tmp_path / "never.parquet")
+    assert result.returncode == 2 and result.stderr.count(b"\n") == 1
+    assert b"the input has no labelled sentence" in result.stderr and b"labels=None" not in result.stderr
+    assert not (tmp_path / "never.parquet").exists()
+
+
 # ---------------------------------------------------------------- the reader
 
 
