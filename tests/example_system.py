@@ -40,6 +40,13 @@ class MyArcStandard(TransitionSystem):
         return len(c.stack) == 1 and not c.buffer
 
 
+class IgnoresLabels(MyArcStandard):
+    """Makes unlabelled configurations even when asked for labelled ones: ``--labeled`` refuses it."""
+
+    def initial(self, n, labeled=False):
+        return super().initial(n)
+
+
 class DuckTypedArcStandard:
     """The same system without subclassing TransitionSystem: load_system wraps it."""
 

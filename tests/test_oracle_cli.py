@@ -235,41 +235,18 @@ def test_user_system_loaded_by_module_path():
     assert blocks(replay.stdout) == [b for b in blocks(EN.read_bytes()) if not crossing(heads_of(b))]
 
 
-UNLABELLED_SYSTEM = """
-from treetool.oracles import Configuration, TransitionSystem
-
-
-class Unlabelled(TransitionSystem):  # arc-standard that ignores ``labeled``
-    def initial(self, n, labeled=False):
-        return Configuration((0,), tuple(range(1, n + 1)), (-1,) * (n + 1), None)
-
-    def legal(self, c):
-        return (["SH"] if c.buffer else []) + (["LA", "RA"] if len(c.stack) > 2 else ["RA"] if len(c.stack) == 2 else [])
-
-    def apply(self, c, action):
-        if action == "SH":
-            return Configuration(c.stack + c.buffer[:1], c.buffer[1:], c.heads, None)
-        head, dep = (c.stack[-1], c.stack[-2]) if action == "LA" else (c.stack[-2], c.stack[-1])
-        return Configuration(c.stack[:-2] + (head,), c.buffer, c.heads[:dep] + (head,) + c.heads[dep + 1:], None)
-
-    def is_final(self, c):
-        return len(c.stack) == 1 and not c.buffer
-"""
-
-
 @pytest.mark.parametrize("command", ["oracle", "annotate"])
-def test_labeled_refuses_a_user_system_that_makes_unlabelled_configurations(command, tmp_path):
+def test_labeled_refuses_a_user_system_that_makes_unlabelled_configurations(command):
     """Such a system crashed the search with a traceback (exit 1); now one line, exit 2, before any output."""
-    (tmp_path / "unlabelled.py").write_text(UNLABELLED_SYSTEM, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     run_it = functools.partial(subprocess.run, capture_output=True, cwd=ROOT, timeout=300, env=env)
-    plain = run_it([sys.executable, "-m", "treetool", command, str(EN), "--system", "unlabelled:Unlabelled"])
+    plain = run_it([sys.executable, "-m", "treetool", command, str(EN), "--system", "example_system:IgnoresLabels"])
     assert plain.returncode == 0, plain.stderr
-    result = run_it([sys.executable, "-m", "treetool", command, str(EN), "--system", "unlabelled:Unlabelled",
+    result = run_it([sys.executable, "-m", "treetool", command, str(EN), "--system", "example_system:IgnoresLabels",
                      "--labeled"])
     assert (result.returncode, result.stdout) == (2, b"")
-    assert result.stderr == b"treetool: error: --labeled: unlabelled:Unlabelled makes no labelled configurations " \
-                            b"(its initial(n, labeled=True) has labels None)\n"
+    assert result.stderr == b"treetool: error: --labeled: example_system:IgnoresLabels makes no labelled " \
+                            b"configurations (its initial(n, labeled=True) has labels None)\n"
 
 
 @pytest.mark.parametrize("key", ["attardi-2", "swap-lazy", "arc-eager"])
