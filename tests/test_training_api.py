@@ -391,3 +391,23 @@ def test_labels_of_a_treebank():
 def test_the_doctests_hold():
     assert doctest.testmod(treetool.oracles.vocabulary).failed == 0
     assert doctest.testmod(treetool.oracles.features).failed == 0
+
+
+def test_a_missing_word_has_no_children_and_a_word_outside_the_sentence_is_refused():
+    """-1, what a query answers for a missing child, used to be read from the end of the heads: the last word's
+    children (lc_1 of lc_1 of a word without a left child gave a child of word n)."""
+    from treetool.oracles import Children
+
+    system = get_system("arc-standard")
+    config = system.run(["SH", "SH", "SH", "SH", "LA", "LA"], 4)  # 4 -> 3, 4 -> 2; word 1 alone
+    children = Children()
+    assert children.leftmost(config, 4) == 2 and children.leftmost(config, 1) == -1
+    assert children.leftmost(config, children.leftmost(config, 1)) == -1  # not 2, word 4's leftmost child
+    assert children.rightmost(config, -1) == -1
+    assert (children.left_count(config, -1), children.right_count(config, -1), children.count(config, -1)) == (0, 0, 0)
+    assert children.children(config, -1) == ()
+    for word in (5, -2):
+        for query in (children.leftmost, children.rightmost, children.left_count, children.right_count,
+                      children.count, children.children):
+            with pytest.raises(ValueError, match=f"word {word} is not in the configuration's sentence \\(0..4"):
+                query(config, word)
