@@ -37,7 +37,7 @@ import itertools
 import json
 import operator
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ class StepBatch:
 
 
 def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int = 0,
-         actions: Sequence[str] | None = None) -> Iterator[StepBatch]:
+         actions: Iterable[str] | None = None) -> Iterator[StepBatch]:
     """The steps of the Parquet or JSON-lines file ``path`` (compressed JSON lines too), ``batch_size`` at a time.
     ``path`` is a regular file: it is read in two passes (a pipe or FIFO cannot be).
 
@@ -98,18 +98,17 @@ def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int 
         raise TypeError(f"batch_size must be an int, not {batch_size!r}") from None
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-    if actions is not None:
-        if isinstance(actions, str):  # an iterable of spellings too: "SH" would give S, H
-            raise TypeError(f"actions must be a list of action spellings (e.g. system.actions(labels)), not the "
-                            f"string {actions!r}")
-        actions = tuple(actions)
-        if len(set(actions)) != len(actions):
-            twice = sorted({a for a in actions if actions.count(a) > 1})
-            raise ValueError(f"actions must be distinct (an id per spelling): {', '.join(map(repr, twice))} "
-                             f"given more than once")
+    if isinstance(actions, str):  # an iterable of spellings too: "SH" would give S, H
+        raise TypeError(f"actions must be a list of action spellings (e.g. system.actions(labels)), not the "
+                        f"string {actions!r}")
+    vocabulary = None if actions is None else tuple(actions)
+    if vocabulary is not None and len(set(vocabulary)) != len(vocabulary):
+        twice = sorted({a for a in vocabulary if vocabulary.count(a) > 1})
+        raise ValueError(f"actions must be distinct (an id per spelling): {', '.join(map(repr, twice))} given "
+                         f"more than once")
     with open(path, "rb") as file:
         parquet = file.read(4) == _PARQUET_MAGIC
-    groups = _parquet_groups(path, actions, shuffle, seed) if parquet else _jsonl_groups(path, actions, shuffle, seed)
+    groups = (_parquet_groups if parquet else _jsonl_groups)(path, vocabulary, shuffle, seed)
     return _batches(groups, batch_size, shuffle, seed)
 
 
