@@ -225,7 +225,7 @@ class ArcEager(TransitionSystem):
 
         Constant time per step: no budget needed.
         """
-        return ArcEagerOracle(gold_heads, gold_labels, root=self.root)
+        return ArcEagerOracle(gold_heads, gold_labels, root=self.root).built_by(self)
 
     def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
         """``LA``: ``b0 -> s0``; ``RA``: ``s0 -> b0``; ``RE``: none, or ``s1 -> s0`` when it attaches (variant D)."""
@@ -310,7 +310,7 @@ class NonMonotonicArcEager(ArcEager):
         gold trees (L and LD are already). Any length; constant time per step, so no budget is needed.
         """
         return NonMonotonicArcEagerOracle(gold_heads, gold_labels, self.variant, prefer_monotonic, published,
-                                          root=self.root)
+                                          root=self.root).built_by(self)
 
     @property
     def oracle_spec(self) -> OracleSpec:  # type: ignore[override]

@@ -143,7 +143,7 @@ class ArcHybrid(TransitionSystem):
 
         Constant time per step: no budget needed.
         """
-        return ArcHybridOracle(gold_heads, gold_labels, root=self.root)
+        return ArcHybridOracle(gold_heads, gold_labels, root=self.root).built_by(self)
 
     def new_arc(self, config: Configuration, kind: str) -> tuple[int, int] | None:
         """``LA``: ``b0 -> s0``; ``RA``: ``s1 -> s0``."""

@@ -53,4 +53,4 @@ class ArcStandard(Attardi):
         (``treetool.oracles.configuration.gold_tree``).
         """
         return NederhofOracle(gold_heads, gold_labels, algorithm=algorithm, strategy=strategy,
-                              budget=UNLIMITED if budget is None else budget)
+                              budget=UNLIMITED if budget is None else budget).built_by(self)

@@ -160,7 +160,7 @@ class Attardi(TransitionSystem):
         """
         if self.degree != 2:
             return self.exact_oracle(gold_heads, gold_labels, budget=budget, **options)
-        return AttardiDegree2Oracle(gold_heads, gold_labels, budget=budget, **options)
+        return AttardiDegree2Oracle(gold_heads, gold_labels, budget=budget, **options).built_by(self)
 
     def static_oracle(self, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None, *,
                       budget: Budget | None = None) -> list[Action] | None:

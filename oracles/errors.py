@@ -51,7 +51,8 @@ class SystemSpecError(OracleError):
 
 class ConfigurationMismatch(OracleError):
     """A configuration that cannot belong to the oracle's sentence and system: another length, a root-first stack
-    given to a root-last system, a head on the root (``treetool.oracles.layout`` checks)."""
+    given to a root-last system, a head on the root (``treetool.oracles.layout`` checks); or an action vocabulary
+    of another system given to ``cost_vector``."""
 
 
 class InvalidGoldTree(OracleError):

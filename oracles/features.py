@@ -21,6 +21,8 @@ children are ``config.labels[child]``.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Sequence
+
 from .configuration import Configuration
 
 __all__ = ["Children", "NONE"]
@@ -41,6 +43,9 @@ class Children:
     every built-in system) move one child from list to list; any other
     configuration (another sentence, a jump) rebuilds the index in O(n).
     One object can serve any number of sentences, one after the other.
+    ``word`` is a word of the configuration's sentence (0..n), or
+    :data:`NONE`, which has no children (so a query takes another's answer:
+    ``leftmost(config, leftmost(config, s0))``); any other is a ``ValueError``.
     """
 
     def __init__(self) -> None:
@@ -55,7 +60,7 @@ class Children:
         ``k < 1`` is a ``ValueError``: ``k`` counts from 1, and a 0 would
         otherwise index from the other end (the check costs one comparison).
         """
-        left = self._lists(config)[0][word]
+        left = self._sides(config, word)[0]
         if len(left) >= k >= 1:
             return left[k - 1]
         return _none_for(k)
@@ -63,30 +68,41 @@ class Children:
     def rightmost(self, config: Configuration, word: int, k: int = 1) -> int:
         """The k-th (k >= 1) rightmost child of ``word`` among those after it (rc_k), :data:`NONE` if it has fewer
         (``k < 1``: ``ValueError``, as :meth:`leftmost`)."""
-        right = self._lists(config)[1][word]
+        right = self._sides(config, word)[1]
         if len(right) >= k >= 1:
             return right[-k]
         return _none_for(k)
 
     def left_count(self, config: Configuration, word: int) -> int:
         """How many children ``word`` has before it."""
-        return len(self._lists(config)[0][word])
+        return len(self._sides(config, word)[0])
 
     def right_count(self, config: Configuration, word: int) -> int:
         """How many children ``word`` has after it."""
-        return len(self._lists(config)[1][word])
+        return len(self._sides(config, word)[1])
 
     def count(self, config: Configuration, word: int) -> int:
         """How many children ``word`` has."""
-        left, right = self._lists(config)
-        return len(left[word]) + len(right[word])
+        left, right = self._sides(config, word)
+        return len(left) + len(right)
 
     def children(self, config: Configuration, word: int) -> tuple[int, ...]:
         """All the children of ``word``, in word order (O(number of children))."""
-        left, right = self._lists(config)
-        return (*left[word], *right[word])
+        left, right = self._sides(config, word)
+        return (*left, *right)
 
     # ------------------------------------------------------------ the index
+    def _sides(self, config: Configuration, word: int) -> tuple[Sequence[int], Sequence[int]]:
+        """The children of ``word`` before it and after it; none for :data:`NONE`, so that a query can take
+        another's answer (lc_1 of lc_1 of s0) without a test; a ``ValueError`` for any other word outside the
+        sentence (Python would read a negative one from the end: another word's children, silently)."""
+        left, right = self._lists(config)
+        if 0 <= word < len(left):
+            return left[word], right[word]
+        if word == NONE:
+            return (), ()
+        raise ValueError(f"word {word!r} is not in the configuration's sentence (0..{len(left) - 1}, or NONE)")
+
     def _lists(self, config: Configuration) -> tuple[list[list[int]], list[list[int]]]:
         last = self._config
         if last is None or config.heads is not last.heads:

@@ -153,7 +153,7 @@ class TransitionSystem(BaseSystem[Configuration]):
         n = len(gold_heads) - 1
         if max_length is not None and n > max_length:
             raise OracleUnavailable(f"exact search is limited to {max_length} words; this sentence has {n}")
-        return ExactOracle(self, gold_heads, gold_labels, budget)
+        return ExactOracle(self, gold_heads, gold_labels, budget).built_by(self)
 
     def costs(
         self, config: Configuration, gold_heads: Sequence[int], gold_labels: Sequence[str] | None = None

@@ -65,7 +65,9 @@ an illegal action at once, which is the mistake to catch early: mask first.
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Protocol, TypeVar
+
+from .errors import ConfigurationMismatch
 
 if TYPE_CHECKING:  # annotations only: numpy loads with the first vocabulary
     import numpy as np
@@ -274,13 +276,43 @@ class CostVectors:
     """
 
     gold: Any
+    system: System | None = None
+    """The system whose configurations the oracle prices, set by the system that built it (:meth:`built_by`);
+    ``None`` for an oracle class built directly. :meth:`cost_vector` refuses a vocabulary of another system: the
+    vocabulary reads the arc of a labelled action off its own system (``new_arc``), so arc-hybrid's ``LA``
+    (``b0 -> s0``) would price the labels of another word than arc-standard's (``s0 -> s1``), silently."""
+    _vocabulary: ActionVocabulary | None = None  # the last vocabulary cost_vector accepted (checked once)
+
+    def built_by(self: _Oracle, system: System) -> _Oracle:
+        """This oracle, noted as pricing the configurations of ``system`` (:attr:`system`)."""
+        self.system = system
+        return self
 
     def costs(self, config: _Configuration) -> dict[str, int]:
         raise NotImplementedError
 
     def cost_vector(self, config: _Configuration, actions: ActionVocabulary) -> np.ndarray:
-        """The cost of every action of ``actions`` in ``config``, :data:`ILLEGAL` where illegal (module doc)."""
+        """The cost of every action of ``actions`` in ``config``, :data:`ILLEGAL` where illegal (module doc).
+
+        ``actions`` is a vocabulary of the oracle's system (``system.actions(labels)``): anything else is a
+        ``TypeError``, another system's vocabulary a :class:`ConfigurationMismatch`.
+        """
+        if actions is not self._vocabulary:
+            self._check_vocabulary(actions)
         return actions.vector(self._entries(config, actions), self.gold)
+
+    def _check_vocabulary(self, actions: ActionVocabulary) -> None:
+        if not isinstance(actions, ActionVocabulary):
+            raise TypeError(f"actions must be an ActionVocabulary (system.actions(labels)), not "
+                            f"{type(actions).__name__}")
+        own = self.system
+        if own is not None and actions.system is not own and actions.system.describe() != own.describe():
+            raise ConfigurationMismatch(f"the action vocabulary is one of {actions.system.describe()}; the oracle "
+                                        f"prices {own.describe()}")
+        self._vocabulary = actions
 
     def _entries(self, config: _Configuration, actions: ActionVocabulary) -> list[Entry]:
         return actions.entries(config, self.costs(config))
+
+
+_Oracle = TypeVar("_Oracle", bound=CostVectors)

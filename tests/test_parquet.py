@@ -733,3 +733,29 @@ def test_an_action_missing_from_the_given_vocabulary_is_named(tmp_path, name, vo
     (tmp_path / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     with pytest.raises(ValueError, match=r"^the action '(LA|RA)\(\w+\)' is not in the action vocabulary$"):
         list(steps.read(str(tmp_path / name), actions=("SH", "LA", "RA")))
+
+
+ONE_STEP = ('{"step": 1, "stack": [0], "buffer": [1], "heads": [-1, -1], "costs": {"SH": 0}, "optimal": ["SH"], '
+            '"action": "SH"}\n')
+
+
+@pytest.mark.parametrize("actions, error, said", [
+    (("SH", "LA", "SH", "RA"), ValueError, "actions must be distinct .*'SH' given more than once"),
+    ("SHLARA", TypeError, "actions must be a list of action spellings .*not the string 'SHLARA'"),
+], ids=["a spelling twice", "a string"])
+def test_a_vocabulary_that_cannot_give_one_id_per_spelling_is_refused(tmp_path, actions, error, said):
+    """A spelling given twice left the column of its first id empty (SH read as never legal, at id 2); a string
+    was taken for its letters and refused for a spelling of the file, not for what it is."""
+    path = tmp_path / "one.jsonl"
+    path.write_text(ONE_STEP)
+    with pytest.raises(error, match=said):
+        steps.read(str(path), actions=actions)  # at the call, before any batch is asked for
+
+
+@pytest.mark.parametrize("size, error", [("3", TypeError), (2.5, TypeError), (0, ValueError)])
+def test_batch_size_is_a_positive_int(tmp_path, size, error):
+    path = tmp_path / "one.jsonl"
+    path.write_text(ONE_STEP * 5)
+    with pytest.raises(error, match=f"batch_size must be .*{size!r}"):
+        steps.read(str(path), batch_size=size)
+    assert [len(b) for b in steps.read(str(path), batch_size=np.int64(2))] == [2, 2, 1]  # numpy's ints are ints

@@ -157,8 +157,49 @@ def test_vocabulary_refuses_bad_labels(labels, message):
 def test_a_vocabulary_of_another_system_is_refused():
     oracle = get_system("swap").dynamic_oracle([-1, 2, 0])
     config = get_system("swap").run(["SH", "SH"], 2)
-    with pytest.raises(ValueError, match="no transition 'SW'"):
+    with pytest.raises(ConfigurationMismatch, match="vocabulary is one of arc-standard; the oracle prices swap"):
         oracle.cost_vector(config, get_system("arc-standard").actions())
+
+
+def test_an_oracle_built_directly_refuses_a_vocabulary_without_its_transitions():
+    from treetool.oracles import ArcEagerOracle
+
+    oracle = ArcEagerOracle([-1, 2, 0])  # no system noted: the vocabulary's spellings are all it can check
+    config = get_system("arc-eager").run(["SH", "RA"], 2)  # RE is legal: 2 has its head 1
+    with pytest.raises(ValueError, match="no transition 'RE'"):
+        oracle.cost_vector(config, get_system("arc-hybrid").actions())
+
+
+SHE_EATS_FISH = ([-1, 2, 0, 2], ["", "nsubj", "root", "obj"])
+
+
+@pytest.mark.parametrize("own, other", [
+    (("arc-standard", {}), ("arc-hybrid", {})),  # the same spellings, another arc for LA
+    (("arc-hybrid", {}), ("arc-standard", {})),
+    (("arc-eager", {}), ("arc-eager", {"root": "first"})),
+    (("nm-arc-eager", {"variant": "L"}), ("nm-arc-eager", {"variant": "LD"})),
+    (("attardi", {"degree": 2}), ("attardi", {"degree": 3})),
+    (("attardi", {"degree": 3}), ("arc-standard", {})),  # the exhaustive search
+])
+def test_a_vocabulary_of_another_system_with_the_same_spellings_is_refused(own, other):
+    """arc-standard's LA attaches s1 to s0, arc-hybrid's s0 to b0: read with arc-hybrid's vocabulary, an
+    arc-standard oracle priced the labels of the wrong word (LA(obj) cost 0 where s1 = 1 is the nsubj)."""
+    system = get_system(own[0], **own[1])
+    oracle = system.dynamic_oracle(*SHE_EATS_FISH)
+    config = system.initial(3, labeled=True)
+    config = system.apply(config, system.legal(config)[0])
+    theirs = get_system(other[0], **other[1]).actions(["nsubj", "obj", "root"])
+    with pytest.raises(ConfigurationMismatch, match="the action vocabulary is one of " + other[0]):
+        oracle.cost_vector(config, theirs)
+    ours = get_system(own[0], **own[1]).actions(["nsubj", "obj", "root"])  # another object, the same system
+    assert len(oracle.cost_vector(config, ours)) == len(ours)
+
+
+def test_cost_vector_wants_a_vocabulary():
+    system = get_system("arc-eager")
+    oracle = system.dynamic_oracle(*SHE_EATS_FISH)
+    with pytest.raises(TypeError, match="actions must be an ActionVocabulary .*system.actions.*not list"):
+        oracle.cost_vector(system.initial(3, labeled=True), ["SH", "RE", "LA(nsubj)"])
 
 
 def test_cost_vector_is_a_new_array_each_call():
@@ -350,3 +391,23 @@ def test_labels_of_a_treebank():
 def test_the_doctests_hold():
     assert doctest.testmod(treetool.oracles.vocabulary).failed == 0
     assert doctest.testmod(treetool.oracles.features).failed == 0
+
+
+def test_a_missing_word_has_no_children_and_a_word_outside_the_sentence_is_refused():
+    """-1, what a query answers for a missing child, used to be read from the end of the heads: the last word's
+    children (lc_1 of lc_1 of a word without a left child gave a child of word n)."""
+    from treetool.oracles import Children
+
+    system = get_system("arc-standard")
+    config = system.run(["SH", "SH", "SH", "SH", "LA", "LA"], 4)  # 4 -> 3, 4 -> 2; word 1 alone
+    children = Children()
+    assert children.leftmost(config, 4) == 2 and children.leftmost(config, 1) == -1
+    assert children.leftmost(config, children.leftmost(config, 1)) == -1  # not 2, word 4's leftmost child
+    assert children.rightmost(config, -1) == -1
+    assert (children.left_count(config, -1), children.right_count(config, -1), children.count(config, -1)) == (0, 0, 0)
+    assert children.children(config, -1) == ()
+    for word in (5, -2):
+        for query in (children.leftmost, children.rightmost, children.left_count, children.right_count,
+                      children.count, children.children):
+            with pytest.raises(ValueError, match=f"word {word} is not in the configuration's sentence \\(0..4"):
+                query(config, word)

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,19 +82,38 @@ class StepBatch:
 
 
 def read(path: str, batch_size: int = 1024, *, shuffle: bool = False, seed: int = 0,
-         actions: Sequence[str] | None = None) -> Iterator[StepBatch]:
+         actions: Iterable[str] | None = None) -> Iterator[StepBatch]:
     """The steps of the Parquet or JSON-lines file ``path`` (compressed JSON lines too), ``batch_size`` at a time.
     ``path`` is a regular file: it is read in two passes (a pipe or FIFO cannot be).
 
     A batch never spans two row groups, so a group's last batch may be
     shorter. ``shuffle`` (with ``seed``): row groups and the steps within
-    each in a random order. ``actions``: the action vocabulary (module doc).
+    each in a random order. ``actions``: the action vocabulary (module doc),
+    distinct spellings. The arguments are checked and the file opened when
+    ``read`` is called, before the first batch is asked for.
     """
+    try:
+        batch_size = operator.index(batch_size)  # an int, numpy's included
+    except TypeError:
+        raise TypeError(f"batch_size must be an int, not {batch_size!r}") from None
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    if isinstance(actions, str):  # an iterable of spellings too: "SH" would give S, H
+        raise TypeError(f"actions must be a list of action spellings (e.g. system.actions(labels)), not the "
+                        f"string {actions!r}")
+    vocabulary = None if actions is None else tuple(actions)
+    if vocabulary is not None and len(set(vocabulary)) != len(vocabulary):
+        twice = sorted({a for a in vocabulary if vocabulary.count(a) > 1})
+        raise ValueError(f"actions must be distinct (an id per spelling): {', '.join(map(repr, twice))} given "
+                         f"more than once")
     with open(path, "rb") as file:
         parquet = file.read(4) == _PARQUET_MAGIC
-    groups = _parquet_groups(path, actions, shuffle, seed) if parquet else _jsonl_groups(path, actions, shuffle, seed)
+    groups = (_parquet_groups if parquet else _jsonl_groups)(path, vocabulary, shuffle, seed)
+    return _batches(groups, batch_size, shuffle, seed)
+
+
+def _batches(groups: Iterator[StepBatch], batch_size: int, shuffle: bool, seed: int) -> Iterator[StepBatch]:
+    """The batches of ``groups``, each group's steps permuted first when ``shuffle``."""
     rng = np.random.default_rng(seed)
     for group in groups:
         if shuffle:  # the whole group at once: one gather per column, not one per batch
