@@ -436,17 +436,33 @@ class Terminated(BaseException):
         self.signum = signum
 
 
-_handled = [0]  # how many times a handler below has run: the resender's sign that its signal arrived
+_handled = [0]  # how many times a handler below has raised: the resenders' sign that their signal arrived
 
 
 def _terminate(signum: int, frame: Any) -> None:
+    if _left_to_resender(frame, signum):
+        return
     _handled[0] += 1
     raise Terminated(signum)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
+    if _left_to_resender(frame, signum):
+        return
     _handled[0] += 1
     raise KeyboardInterrupt
+
+
+def _left_to_resender(frame: Any, signum: int) -> bool:
+    """Whether a handler runs inside :func:`_resend_lost_signals` (at any depth), and so leaves its signal to a
+    resender (:func:`_send_again`, started here) instead of raising: its exception would escape the hook and be
+    lost for good (seen under load: a resent signal landing in the hook, and the run waiting for ever)."""
+    while frame is not None:
+        if frame.f_code is _resend_lost_signals.__code__:
+            _send_again(signum)
+            return True
+        frame = frame.f_back
+    return False
 
 
 def unwind_on_termination() -> None:
@@ -475,30 +491,25 @@ _unraisable_before: Callable[[Any], None] = sys.unraisablehook
 def _resend_lost_signals(unraisable: Any) -> None:
     """``sys.unraisablehook``: a signal's exception raised in a finaliser is sent again, not lost.
 
-    The signal that raised it again can come while this hook still runs (its handler's exception would
-    escape the hook and be lost for good): then it is sent once more.
+    A signal that comes while this hook runs is not raised here (:func:`_left_to_resender`): it too is sent again.
     """
-    try:
-        err = unraisable.exc_value
-        if not isinstance(err, (Terminated, KeyboardInterrupt)):
-            return _unraisable_before(unraisable)
-        if not sys.is_finalizing():  # else the run's work is over (its outputs committed): nothing left to stop
-            _send_again(err)
-    except (Terminated, KeyboardInterrupt) as again:
-        _send_again(again)
+    err = unraisable.exc_value
+    if not isinstance(err, (Terminated, KeyboardInterrupt)):
+        return _unraisable_before(unraisable)
+    if not sys.is_finalizing():  # else the run's work is over (its outputs committed): nothing left to stop
+        _send_again(err.signum if isinstance(err, Terminated) else signal.SIGINT)
     return None
 
 
-def _send_again(err: Terminated | KeyboardInterrupt) -> None:
-    """Send ``err``'s signal to the main thread from a short thread, again every 50 ms until a handler runs.
+def _send_again(signum: int) -> None:
+    """Send ``signum`` to the main thread from a short thread, again every 50 ms until a handler raises.
 
     From the main thread itself the handler would run inside the hook (``os.kill`` runs pending handlers
     before it returns); sent to the process, another thread could take it, and a main thread blocked on a
     read would never wake.  Once is not enough: a signal that arrives after the main thread's last check
     but before it blocks in ``read`` only sets Python's flag, and the read waits for ever (seen under load).
-    Sending again only while no handler has run keeps a delivered signal from raising twice.
+    Sending again only while no handler has raised keeps a delivered signal from raising twice.
     """
-    signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
     _thread.start_new_thread(_send_until_handled, (signum, _handled[0]))
 
 

@@ -480,12 +480,21 @@ def test_a_terminated_run_leaves_the_old_output_and_no_temporary_file(tmp_path, 
 
 LOST_IN_A_FINALISER = """
 import os, signal, time
+import treetool.commands.common as common
 from treetool.commands.common import Terminated, unwind_on_termination
 unwind_on_termination()
-if {drop_first}:  # the first signal sent again arrives before the read blocks: it wakes nothing
+if {mode!r} == "first-resend-wakes-nothing":  # it arrives before the read blocks
     send = signal.pthread_kill
     dropped = []
     signal.pthread_kill = lambda thread, signum: dropped.append(signum) if not dropped else send(thread, signum)
+if {mode!r} == "resent-into-the-hook":  # the hook lingers twice: signals sent again land in it
+    resend, calls = common._send_again, []
+    def lingering(*args):
+        resend(*args)
+        calls.append(1)
+        if len(calls) <= 2:
+            time.sleep(0.2)
+    common._send_again = lingering
 def closing():
     try:
         yield
@@ -503,16 +512,17 @@ except (Terminated, KeyboardInterrupt) as err:
 """
 
 
-@pytest.mark.parametrize("drop_first", [False, True], ids=["sent-again", "first-resend-wakes-nothing"])
+@pytest.mark.parametrize("mode", ["sent-again", "first-resend-wakes-nothing", "resent-into-the-hook"])
 @pytest.mark.parametrize("name, unwinds_as", [("SIGTERM", "Terminated"), ("SIGHUP", "Terminated"),
                                               ("SIGINT", "KeyboardInterrupt")])
-def test_a_signal_whose_exception_is_lost_in_a_finaliser_still_ends_the_run(name, unwinds_as, drop_first):
+def test_a_signal_whose_exception_is_lost_in_a_finaliser_still_ends_the_run(name, unwinds_as, mode):
     """The cause of a run that once went on reading after SIGHUP: the handler had run inside an abandoned
     generator's close, where Python drops exceptions; the signal must come again and end the wait. Under
     load the signal sent again could itself arrive just before the read blocked (it only set Python's flag,
-    and the read waited for ever): it is sent until a handler has run, and not after."""
+    and the read waited for ever): it is sent until a handler has run, and not after; or land inside the
+    hook that sends it again, where its exception escaped the hook and was lost: it is left to be sent again."""
     try:
-        got = subprocess.run([sys.executable, "-c", LOST_IN_A_FINALISER.format(name=name, drop_first=drop_first)],
+        got = subprocess.run([sys.executable, "-c", LOST_IN_A_FINALISER.format(name=name, mode=mode)],
                              capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{name} raised in a finaliser was lost: the run waited for ever")
