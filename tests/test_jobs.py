@@ -577,3 +577,41 @@ def test_workers_end_when_their_main_process_is_killed(tmp_path):
     while any(map(_running, workers)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(map(_running, workers))
+
+
+
+HALF_SENT = """
+import os, signal, struct, sys, time
+from treetool import parallel
+parallel.START_SENTENCES = {"fork": 0, "spawn": 0}
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def stall(task):
+    if task == 0:  # half a result sent, then Ctrl-C for the main process while this worker is still sending
+        frame = sys._getframe()
+        while frame.f_code.co_name != "_process_worker":
+            frame = frame.f_back
+        os.write(frame.f_locals["result_queue"]._writer.fileno(), struct.pack("!i", 1 << 20) + b"half")
+        os.kill(os.getppid(), signal.SIGINT)
+        time.sleep(600)
+    return task
+
+
+try:
+    with parallel.SentencePool(2) as pool:
+        for _ in pool.map(stall, ((i, i) for i in range(100))):
+            pass
+except KeyboardInterrupt:
+    print("ended", flush=True)
+"""
+
+
+def test_a_run_stopped_while_a_worker_sends_a_result_ends(tmp_path):
+    """A run that stops early (Ctrl-C, a bad sentence in fail mode) stops its workers; one stopped halfway
+    through sending a result left the executor's thread waiting for the rest for ever, and the interpreter's
+    exit waits for that thread: `annotate BAD --jobs 2` printed its error and often never ended."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", HALF_SENT], capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == b"ended\n", done.stderr.decode()

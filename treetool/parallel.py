@@ -338,9 +338,16 @@ class SentencePool:
         # shutdown forgets the processes, so they are taken first.
         processes = list((getattr(executor, "_processes", None) or {}).values())
         manager = getattr(executor, "_executor_manager_thread", None)
+        results = getattr(getattr(executor, "_result_queue", None), "_writer", None)
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
+        # A worker stopped halfway through sending a result leaves half a message, whose rest the executor's thread
+        # would wait for for ever (and the interpreter's exit joins that thread). With this process's end of the
+        # results pipe closed (nothing here writes to it), the pipe ends once the workers are gone: the thread
+        # reads the end, and ends.
+        if results is not None:
+            results.close()
         # The executor's thread ends once it has seen them go (a few milliseconds): joined, so that this process
         # runs one thread again and a next pool may fork (start_method).
         if manager is not None:
