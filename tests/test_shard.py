@@ -122,7 +122,8 @@ def test_ptb_shards_cut_at_top_level_brackets(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.parametrize("text, message", [("0/3", "between 1 and N"), ("4/3", "between 1 and N"), ("3", "K/N"),
-                                           ("a/b", "K/N"), ("1/0", "between 1 and N")])
+                                           ("a/b", "K/N"), ("1/0", "between 1 and N"),
+                                           ("²/3", "K/N"), ("1/٣", "K/N")])  # digits to Unicode, not numbers
 def test_shard_parse_refuses_what_is_not_k_of_n(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Shard.parse(text)

@@ -55,8 +55,8 @@ class Shard:
     @classmethod
     def parse(cls, text: str) -> "Shard":
         """``"K/N"`` with 1 <= K <= N; anything else is a ValueError saying what is expected."""
-        k, slash, n = text.partition("/")
-        if not slash or not k.strip().isdigit() or not n.strip().isdigit():
+        k, slash, n = (part.strip() for part in text.partition("/"))
+        if not slash or not _is_number(k) or not _is_number(n):
             raise ValueError(f"{text!r} is not K/N (e.g. 3/8: the third of eight shards)")
         shard = cls(int(k), int(n))
         if not 1 <= shard.index <= shard.count:
@@ -65,6 +65,11 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is a number in ASCII digits (``str.isdigit`` takes ``²`` and ``٣`` too)."""
+    return text.isascii() and text.isdigit()
 
 
 @dataclass(frozen=True)
