@@ -36,7 +36,7 @@ from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.formats.parquet import ParquetOutput, PyarrowMissing, refusal as parquet_refusal, require_pyarrow
-from treetool.formats.run_files import FileClash, checked_run
+from treetool.formats.run_files import FileClash, checked_run, current as current_run_files
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
@@ -244,6 +244,11 @@ def shard_input(files: Sequence[str], shard: Optional[Shard]) -> None:
     if files[0] == "-":
         raise InapplicableOption("--shard needs a file it can cut by bytes, not stdin")
     splittable_size(files[0])  # a FIFO, a device or compressed data: refused before anything opens it
+
+
+def report_on_stdout() -> None:
+    """The command prints its report on stdout: no other output of the run may go there (it would be mixed in)."""
+    current_run_files().report_on_stdout()
 
 
 def align_option(other: str) -> Any:

@@ -413,6 +413,18 @@ def test_output_to_dev_stdin_while_stdin_is_read_is_refused(files, name):
     assert b"is the input" in got.stderr and got.stdout == b""
 
 
+@pytest.mark.parametrize("rejects", ["-", "/dev/stdout"])
+@pytest.mark.parametrize("name", ["stats", "coverage"])
+def test_rejects_on_the_stdout_a_report_is_printed_on_are_refused(files, name, rejects):
+    """stats and coverage print their report on stdout: rejected sentences there too would be mixed into it
+    (a JSON report that no longer parses)."""
+    template, _ = OUTPUTS[name]
+    got = subprocess.run([sys.executable, "-m", "treetool", *_args(template, files), "--format", "json",
+                          "--rejects", rejects], capture_output=True, timeout=120)
+    assert got.returncode == 2 and got.stdout == b""
+    assert got.stderr.count(b"\n") == 1 and b"two outputs" in got.stderr, got.stderr
+
+
 @pytest.mark.parametrize("name", OUTPUTS)
 def test_stdout_appended_to_an_input_is_refused(files, name):
     """``treetool CMD x >> x`` would read its own output without end."""
