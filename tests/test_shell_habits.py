@@ -551,6 +551,26 @@ def test_a_closed_pipe_does_not_change_the_status(files, case):
     assert b"Traceback" not in got.stderr
 
 
+@pytest.mark.parametrize("name", [name for name, (template, options) in OUTPUTS.items()
+                                  if {"-o", "--rejects"} <= set(options) and any(t.startswith("BAD") for t in template)])
+def test_rejects_on_a_closed_pipe_leave_the_output_to_be_written(tmp_path, files, name):
+    """``--rejects - -o FILE | head -1``: the reader of the rejects has gone, the run has not; it ended with
+    status 0 and without FILE."""
+    template, _ = OUTPUTS[name]
+    args = _args(template, files)
+    expected = run_cli(*args, "-o", tmp_path / "expected.out", "--rejects", tmp_path / "rejects.out")
+    assert expected.returncode == 0 and (tmp_path / "rejects.out").stat().st_size > 0, expected.stderr
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte: every write fails
+    try:
+        got = subprocess.run([sys.executable, "-m", "treetool", *args, "-o", tmp_path / "got.out", "--rejects", "-"],
+                             stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert got.returncode == 0 and got.stderr == expected.stderr.replace(str(tmp_path / "rejects.out").encode(), b"-")
+    assert (tmp_path / "got.out").read_bytes() == (tmp_path / "expected.out").read_bytes()
+
+
 def test_diff_with_a_closed_pipe_still_says_the_files_differ(files):
     read, write = os.pipe()
     os.close(read)
