@@ -485,7 +485,7 @@ def _open_in_place(path: str, flags: int) -> IO[bytes]:
     return os.fdopen(os.open(path, os.O_WRONLY | flags | getattr(os, "O_NOCTTY", 0)), "wb")
 
 
-#: Whether nameless temporary files work here (Linux's O_TMPFILE, linked in through /proc, so that a killed
+#: Whether nameless temporary files work here (Linux's O_TMPFILE, given a name only when done, so that a killed
 #: run leaves nothing behind): None until tried, False where the file system or a sandbox refuses either step.
 _nameless: bool | None = None if getattr(os, "O_TMPFILE", 0) and os.path.isdir("/proc/self/fd") else False
 
@@ -521,7 +521,7 @@ def _create_beside(target: str, access: int) -> tuple[int, str | None]:
 
 
 def _can_link(fd: int, target: str) -> bool:
-    """Try once whether a nameless file can be given a name (some sandboxes refuse the link through /proc)."""
+    """Try once whether a nameless file can be given a name (some sandboxes refuse it)."""
     try:
         with _signals_held():
             os.unlink(_link_nameless(fd, target))
@@ -551,11 +551,33 @@ def _link_nameless(fd: int, target: str) -> str:
     for _ in range(100):
         temp = _temporary_name(target)
         try:
-            os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+            _link_descriptor(fd, temp)
             return temp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", os.path.dirname(target))
+
+
+_AT_FDCWD, _AT_EMPTY_PATH = -100, 0x1000  # Linux's <fcntl.h>
+
+
+def _link_descriptor(fd: int, path: str) -> None:
+    """Give the open file ``fd`` the name ``path``: by ``linkat(fd, "", ..., AT_EMPTY_PATH)``, which Linux allows
+    for a file its caller opened since 6.10 (before, only with CAP_DAC_READ_SEARCH), else through its
+    ``/proc/self/fd`` link, which newer kernels refuse (EXDEV) and older ones take."""
+    try:
+        import ctypes
+
+        linkat = ctypes.CDLL(None, use_errno=True).linkat
+    except (ImportError, OSError, AttributeError):  # no C library to call: the /proc link only
+        linkat = None
+    if linkat is not None:
+        if linkat(fd, b"", _AT_FDCWD, os.fsencode(path), _AT_EMPTY_PATH) == 0:
+            return
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise FileExistsError(code, os.strerror(code), path)
+    os.link(f"/proc/self/fd/{fd}", path, follow_symlinks=True)
 
 
 def _spool(target: str) -> IO[bytes]:
