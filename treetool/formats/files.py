@@ -564,7 +564,7 @@ _AT_FDCWD, _AT_EMPTY_PATH = -100, 0x1000  # Linux's <fcntl.h>
 def _link_descriptor(fd: int, path: str) -> None:
     """Give the open file ``fd`` the name ``path``: by ``linkat(fd, "", ..., AT_EMPTY_PATH)``, which Linux allows
     for a file its caller opened since 6.10 (before, only with CAP_DAC_READ_SEARCH), else through its
-    ``/proc/self/fd`` link, which newer kernels refuse (EXDEV) and older ones take."""
+    ``/proc/self/fd`` link, which older kernels take and some systems refuse (EXDEV: seen on Linux 6.18)."""
     try:
         import ctypes
 
