@@ -222,6 +222,18 @@ def test_shard_refuses_what_it_cannot_cut(tmp_path: Path) -> None:
         assert b"Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("name, reason", [("folder.conllu", "Is a directory"), ("missing.conllu", "No such file")])
+def test_shard_of_what_cannot_be_read_says_why_as_any_input(tmp_path: Path, name: str, reason: str) -> None:
+    """Not called a pipe, a FIFO or a device: the operating system's reason, as for an input without --shard."""
+    (tmp_path / "folder.conllu").mkdir()
+    plain = run_cli("projectivize", tmp_path / name)
+    result = run_cli("projectivize", tmp_path / name, "--shard", "1/2")
+    assert result.returncode == plain.returncode == 2 and result.stdout == b""
+    assert result.stderr == plain.stderr
+    assert result.stderr.startswith(f"treetool: error: {tmp_path / name}: {reason}".encode())
+    assert result.stderr.count(b"\n") == 1
+
+
 def test_shard_refuses_a_fifo(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.conllu"
     os.mkfifo(fifo)

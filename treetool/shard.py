@@ -27,6 +27,7 @@ compressed files are refused with one line saying why.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import re
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import IO, BinaryIO
 
 from .errors import TreebankError
-from .formats.files import compression_of
+from .formats.files import FileAccessError, compression_of
 
 __all__ = ["Shard", "Window", "find_window", "splittable_size", "WindowReader"]
 
@@ -104,13 +105,15 @@ def splittable_size(path: str) -> int:
         raise TreebankError("--shard needs a file it can cut by bytes, not stdin", filename="<stdin>")
     try:
         found = os.stat(path)
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(found.st_mode):
             raise TreebankError("--shard needs a regular file it can cut by bytes (this is a pipe, FIFO or device)",
                                 filename=path)
         with open(path, "rb") as handle:
             head = handle.read(6)
-    except OSError as err:
-        raise TreebankError(f"cannot read: {err.strerror}", filename=path) from None
+    except OSError as err:  # said as for any input
+        raise FileAccessError(path, err, writing=False) from None
     if compression_of(head) is not None:
         raise TreebankError("--shard cannot cut compressed data by bytes: decompress the file first", filename=path)
     return found.st_size
