@@ -14,7 +14,9 @@ terminal unless ``--quiet``.
 from __future__ import annotations
 
 import _thread
+import errno
 import functools
+import io
 import math
 import os
 import signal
@@ -525,6 +527,8 @@ def run_app(app: typer.Typer) -> None:
     with 128 + the signal's number.
     """
     unwind_on_termination()
+    if sys.stdout is None:  # started with descriptor 1 closed: `treetool ... >&-`
+        _stand_in_for_closed_stdout()
     try:
         app(prog_name="treetool")
     except OSError as err:
@@ -535,6 +539,46 @@ def run_app(app: typer.Typer) -> None:
         sys.exit(128 + signal.SIGINT)
     except Terminated as err:
         sys.exit(128 + err.signum)
+
+
+class _ClosedBinaryStdout(io.RawIOBase):
+    """``sys.stdout.buffer`` when descriptor 1 was closed: every write fails as one to a closed descriptor."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+
+class _ClosedStdout(io.TextIOBase):
+    """``sys.stdout`` when descriptor 1 was closed (Python leaves None, and the first print was a traceback):
+    printing fails with one line and status 1, as a write to a closed descriptor does; a run that prints
+    nothing (``-o FILE``) succeeds. Unbuffered: nothing waits to fail again at the interpreter's exit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buffer = _ClosedBinaryStdout()
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return self.buffer.write(text.encode())
+
+
+def _stand_in_for_closed_stdout() -> None:
+    """Put :class:`_ClosedStdout` in ``sys.stdout``, and the null device on descriptor 1, so that no file the
+    run opens takes that number (a worker or a tool started by the run would write into it as its stdout)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != 1:
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    sys.stdout = _ClosedStdout()
 
 
 def _print_last_words(message: str) -> None:

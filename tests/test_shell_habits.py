@@ -571,6 +571,30 @@ def test_rejects_on_a_closed_pipe_leave_the_output_to_be_written(tmp_path, files
     assert (tmp_path / "got.out").read_bytes() == (tmp_path / "expected.out").read_bytes()
 
 
+def _run_without_stdout(*args: object) -> subprocess.CompletedProcess:
+    """treetool with descriptor 1 closed, as ``treetool ... >&-`` starts it."""
+    return subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "treetool", *map(str, args)],
+                          stderr=subprocess.PIPE, timeout=120)
+
+
+@pytest.mark.parametrize("args, status", [
+    (("stats", "GOLD", "--format", "json"), 1), (("filter", "GOLD"), 1), (("view", "GOLD"), 1),
+    (("diff", "GOLD", "OTHER"), 2), (("stats", "--help"), 1),
+])
+def test_printing_to_a_closed_stdout_is_one_line(files, args, status):
+    """``treetool stats x >&-`` ended in a traceback (Python leaves sys.stdout None); now as a shell tool: the
+    one line of a write to a closed descriptor."""
+    got = _run_without_stdout(*_args(list(args), files))
+    assert got.returncode == status and got.stderr == b"treetool: error: <stdout>: Bad file descriptor\n"
+
+
+def test_a_run_that_prints_nothing_needs_no_stdout(tmp_path, files):
+    expected = run_cli("annotate", files["GOLD"], "--system", "arc-eager").stdout
+    got = _run_without_stdout("annotate", files["GOLD"], "--system", "arc-eager", "-o", tmp_path / "steps.jsonl")
+    assert got.returncode == 0 and got.stderr == b""
+    assert (tmp_path / "steps.jsonl").read_bytes() == expected
+
+
 def test_diff_with_a_closed_pipe_still_says_the_files_differ(files):
     read, write = os.pipe()
     os.close(read)
