@@ -527,8 +527,7 @@ def run_app(app: typer.Typer) -> None:
     with 128 + the signal's number.
     """
     unwind_on_termination()
-    if sys.stdout is None:  # started with descriptor 1 closed: `treetool ... >&-`
-        _stand_in_for_closed_stdout()
+    _stand_in_for_closed_streams()  # started with `<&-` or `>&-`
     try:
         app(prog_name="treetool")
     except OSError as err:
@@ -541,44 +540,71 @@ def run_app(app: typer.Typer) -> None:
         sys.exit(128 + err.signum)
 
 
-class _ClosedBinaryStdout(io.RawIOBase):
-    """``sys.stdout.buffer`` when descriptor 1 was closed: every write fails as one to a closed descriptor."""
+class _ClosedDescriptor(io.RawIOBase):
+    """The binary stream of stdin or stdout when the program started with that descriptor closed (``<&-``,
+    ``>&-``): reading or writing it fails as on a closed descriptor, naming the stream (status 2 for stdin, an
+    input; 1 for stdout)."""
+
+    def __init__(self, name: str, writing: bool) -> None:
+        super().__init__()
+        self._name, self._writing = name, writing
+
+    def readable(self) -> bool:
+        return not self._writing
 
     def writable(self) -> bool:
-        return True
+        return self._writing
+
+    def readinto(self, buffer: Any) -> int:
+        raise self._error()
 
     def write(self, data: Any) -> int:
-        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        raise self._error()
+
+    def _error(self) -> FileAccessError:
+        return FileAccessError(self._name, OSError(errno.EBADF, os.strerror(errno.EBADF)), writing=self._writing)
 
 
-class _ClosedStdout(io.TextIOBase):
-    """``sys.stdout`` when descriptor 1 was closed (Python leaves None, and the first print was a traceback):
-    printing fails with one line and status 1, as a write to a closed descriptor does; a run that prints
-    nothing (``-o FILE``) succeeds. Unbuffered: nothing waits to fail again at the interpreter's exit."""
+class _ClosedText(io.TextIOBase):
+    """``sys.stdin`` or ``sys.stdout`` over a :class:`_ClosedDescriptor` (Python leaves None, and the first use
+    was a traceback). Unbuffered: nothing waits to fail again at the interpreter's exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, buffer: _ClosedDescriptor) -> None:
         super().__init__()
-        self.buffer = _ClosedBinaryStdout()
+        self.buffer = buffer
 
     @property
     def encoding(self) -> str:
         return "utf-8"
 
+    def readable(self) -> bool:
+        return self.buffer.readable()
+
     def writable(self) -> bool:
-        return True
+        return self.buffer.writable()
+
+    def read(self, size: int | None = -1) -> str:
+        raise self.buffer._error()
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise self.buffer._error()
 
     def write(self, text: str) -> int:
         return self.buffer.write(text.encode())
 
 
-def _stand_in_for_closed_stdout() -> None:
-    """Put :class:`_ClosedStdout` in ``sys.stdout``, and the null device on descriptor 1, so that no file the
-    run opens takes that number (a worker or a tool started by the run would write into it as its stdout)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    if devnull != 1:
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    sys.stdout = _ClosedStdout()
+def _stand_in_for_closed_streams() -> None:
+    """A :class:`_ClosedText` for stdin or stdout when its descriptor was closed at the start, so that printing
+    fails in one line and a run that prints nothing (``-o FILE``) succeeds; the descriptor gets the null device
+    meanwhile, so that no file the run opens takes its number (a worker or a tool the run starts would read
+    or write it as its own stdin or stdout)."""
+    for descriptor, attribute, name, writing in ((0, "stdin", "<stdin>", False), (1, "stdout", STDOUT_NAME, True)):
+        if getattr(sys, attribute) is None:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != descriptor:
+                os.dup2(devnull, descriptor)
+                os.close(devnull)
+            setattr(sys, attribute, _ClosedText(_ClosedDescriptor(name, writing)))
 
 
 def _print_last_words(message: str) -> None:

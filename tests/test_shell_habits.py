@@ -571,10 +571,17 @@ def test_rejects_on_a_closed_pipe_leave_the_output_to_be_written(tmp_path, files
     assert (tmp_path / "got.out").read_bytes() == (tmp_path / "expected.out").read_bytes()
 
 
-def _run_without_stdout(*args: object) -> subprocess.CompletedProcess:
-    """treetool with descriptor 1 closed, as ``treetool ... >&-`` starts it."""
-    return subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "treetool", *map(str, args)],
-                          stderr=subprocess.PIPE, timeout=120)
+def _run_without_stdout(*args: object, closing: str = ">&-") -> subprocess.CompletedProcess:
+    """treetool with descriptor 1 closed, as ``treetool ... >&-`` starts it (or stdin: ``closing="<&-"``)."""
+    return subprocess.run(["sh", "-c", f'exec "$@" {closing}', "sh", sys.executable, "-m", "treetool",
+                           *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+
+
+@pytest.mark.parametrize("args", [("stats", "-"), ("diff", "GOLD", "-"), ("view", "GOLD", "--ids", "-")])
+def test_reading_a_closed_stdin_is_one_line(files, args):
+    got = _run_without_stdout(*_args(list(args), files), closing="<&-")
+    assert got.returncode == 2 and got.stdout == b""
+    assert got.stderr == b"treetool: error: <stdin>: Bad file descriptor\n"
 
 
 @pytest.mark.parametrize("args, status", [
