@@ -556,12 +556,12 @@ class _ClosedDescriptor(io.RawIOBase):
         return self._writing
 
     def readinto(self, buffer: Any) -> int:
-        raise self._error()
+        raise self.error()
 
     def write(self, data: Any) -> int:
-        raise self._error()
+        raise self.error()
 
-    def _error(self) -> FileAccessError:
+    def error(self) -> FileAccessError:
         return FileAccessError(self._name, OSError(errno.EBADF, os.strerror(errno.EBADF)), writing=self._writing)
 
 
@@ -584,10 +584,10 @@ class _ClosedText(io.TextIOBase):
         return self.buffer.writable()
 
     def read(self, size: int | None = -1) -> str:
-        raise self.buffer._error()
+        raise self.buffer.error()
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        raise self.buffer._error()
+        raise self.buffer.error()
 
     def write(self, text: str) -> int:
         return self.buffer.write(text.encode())
