@@ -14,7 +14,9 @@ terminal unless ``--quiet``.
 from __future__ import annotations
 
 import _thread
+import errno
 import functools
+import io
 import math
 import os
 import signal
@@ -36,7 +38,7 @@ from treetool.compare import ALIGNMENTS
 from treetool.errors import TreebankError, WorkerDied
 from treetool.formats.files import FORMATS, STDOUT_NAME, FileAccessError
 from treetool.formats.parquet import ParquetOutput, PyarrowMissing, refusal as parquet_refusal, require_pyarrow
-from treetool.formats.run_files import FileClash, checked_run
+from treetool.formats.run_files import FileClash, checked_run, current as current_run_files
 from treetool.plots import INSTALL_HINT, MatplotlibMissing, PlotFile, plot_format
 from treetool.policy import ON_ERROR_MODES, ErrorPolicy
 from treetool.report import REPORT_FORMATS
@@ -244,6 +246,11 @@ def shard_input(files: Sequence[str], shard: Optional[Shard]) -> None:
     if files[0] == "-":
         raise InapplicableOption("--shard needs a file it can cut by bytes, not stdin")
     splittable_size(files[0])  # a FIFO, a device or compressed data: refused before anything opens it
+
+
+def report_on_stdout() -> None:
+    """The command prints its report on stdout: no other output of the run may go there (it would be mixed in)."""
+    current_run_files().report_on_stdout()
 
 
 def align_option(other: str) -> Any:
@@ -531,6 +538,7 @@ def run_app(app: typer.Typer) -> None:
     with 128 + the signal's number.
     """
     unwind_on_termination()
+    _stand_in_for_closed_streams()  # started with `<&-` or `>&-`
     try:
         app(prog_name="treetool")
     except OSError as err:
@@ -541,6 +549,73 @@ def run_app(app: typer.Typer) -> None:
         sys.exit(128 + signal.SIGINT)
     except Terminated as err:
         sys.exit(128 + err.signum)
+
+
+class _ClosedDescriptor(io.RawIOBase):
+    """The binary stream of stdin or stdout when the program started with that descriptor closed (``<&-``,
+    ``>&-``): reading or writing it fails as on a closed descriptor, naming the stream (status 2 for stdin, an
+    input; 1 for stdout)."""
+
+    def __init__(self, name: str, writing: bool) -> None:
+        super().__init__()
+        self._name, self._writing = name, writing
+
+    def readable(self) -> bool:
+        return not self._writing
+
+    def writable(self) -> bool:
+        return self._writing
+
+    def readinto(self, buffer: Any) -> int:
+        raise self.error()
+
+    def write(self, data: Any) -> int:
+        raise self.error()
+
+    def error(self) -> FileAccessError:
+        return FileAccessError(self._name, OSError(errno.EBADF, os.strerror(errno.EBADF)), writing=self._writing)
+
+
+class _ClosedText(io.TextIOBase):
+    """``sys.stdin`` or ``sys.stdout`` over a :class:`_ClosedDescriptor` (Python leaves None, and the first use
+    was a traceback). Unbuffered: nothing waits to fail again at the interpreter's exit."""
+
+    def __init__(self, buffer: _ClosedDescriptor) -> None:
+        super().__init__()
+        self.buffer = buffer
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def readable(self) -> bool:
+        return self.buffer.readable()
+
+    def writable(self) -> bool:
+        return self.buffer.writable()
+
+    def read(self, size: int | None = -1) -> str:
+        raise self.buffer.error()
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise self.buffer.error()
+
+    def write(self, text: str) -> int:
+        return self.buffer.write(text.encode())
+
+
+def _stand_in_for_closed_streams() -> None:
+    """A :class:`_ClosedText` for stdin or stdout when its descriptor was closed at the start, so that printing
+    fails in one line and a run that prints nothing (``-o FILE``) succeeds; the descriptor gets the null device
+    meanwhile, so that no file the run opens takes its number (a worker or a tool the run starts would read
+    or write it as its own stdin or stdout)."""
+    for descriptor, attribute, name, writing in ((0, "stdin", "<stdin>", False), (1, "stdout", STDOUT_NAME, True)):
+        if getattr(sys, attribute) is None:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != descriptor:
+                os.dup2(devnull, descriptor)
+                os.close(devnull)
+            setattr(sys, attribute, _ClosedText(_ClosedDescriptor(name, writing)))
 
 
 def _print_last_words(message: str) -> None:

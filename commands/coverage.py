@@ -22,7 +22,7 @@ from treetool.treebank import display_name, read_treebank
 from .common import (
     Files, DependencyFromFormat, InapplicableOption, Jobs, MaxSeconds, OnError, OnErrorOpt, OnlyWhen, OnTimeoutOpt, Quiet,
     Rejects, ReportFormat, ReportFormatOpt, ShardOpt, cli_command, error, error_policy, dependency_inputs, no_lift,
-    refuse_inapplicable, shard_input, on_timeout_rule,
+    refuse_inapplicable, report_on_stdout, shard_input, on_timeout_rule,
 )
 from .progress import SentenceProgress
 from .systems import DegreeOpt, OrderOpt, RootOpt, ReduceOpt, SystemOpt, VariantOpt, static_oracle_jobs, system_from_options
@@ -80,6 +80,7 @@ def coverage_command(
       treetool coverage silver.conllu --shard 1/4 --format json
     """
     shard_input(files, shard)
+    report_on_stdout()
     if system in CONSTITUENCY_SYSTEMS:
         raise InapplicableOption(f"--system {system}: coverage counts dependency trees; `treetool stats FILE.mrg` "
                                  "gives the share of PTB trees each constituency system derives")

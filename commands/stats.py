@@ -16,7 +16,7 @@ from treetool.treebank import display_name, read_treebank
 from .common import (
     Files, FromFormat, InapplicableOption, OnError, OnErrorOpt, OnlyWhen, PtbRejects, ReportFormat, ReportFormatOpt,
     ShardOpt, choices, cli_command, dependency_inputs, error_policy, input_formats, plot_file, plot_option,
-    refuse_inapplicable, refused_tree_text, shard_input,
+    refuse_inapplicable, refused_tree_text, report_on_stdout, shard_input,
 )
 
 #: The pseudo-projective schemes whose labels ``--labels-after`` counts (``baseline`` adds none).
@@ -129,6 +129,7 @@ def stats_command(
       treetool stats silver.conllu --shard 5/16 --format json
     """
     shard_input(files, shard)
+    report_on_stdout()
     inputs = input_formats(files, from_format)
     formats = {fmt for _, fmt in inputs}
     refuse_inapplicable(ctx, RULES, formats=formats)

@@ -577,3 +577,45 @@ def test_workers_end_when_their_main_process_is_killed(tmp_path):
     while any(map(_running, workers)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(map(_running, workers))
+
+
+
+HALF_SENT = """
+import os, signal, struct, sys, time
+from treetool import parallel
+parallel.START_SENTENCES = {"fork": 0, "spawn": 0}
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def stall(task):
+    if task == 0:  # half a result sent, then Ctrl-C for the main process while this worker is still sending
+        frame = sys._getframe()
+        while frame.f_code.co_name != "_process_worker":
+            frame = frame.f_back
+        os.write(frame.f_locals["result_queue"]._writer.fileno(), struct.pack("!i", 1 << 20) + b"half")
+        if sys.argv[1] == "killed":  # by the out-of-memory killer, say
+            os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getppid(), signal.SIGINT)
+        time.sleep(600)
+    return task
+
+
+try:
+    with parallel.SentencePool(2) as pool:
+        for _ in pool.map(stall, ((i, i) for i in range(100))):
+            pass
+except (KeyboardInterrupt, parallel.WorkerDied) as err:
+    print(type(err).__name__, flush=True)
+"""
+
+
+@pytest.mark.parametrize("how, ending", [("interrupted", b"KeyboardInterrupt"), ("killed", b"WorkerDied")])
+def test_a_worker_stopped_while_it_sends_a_result_ends_the_run(how, ending):
+    """A run that stops early (Ctrl-C, a bad sentence in fail mode) stops its workers; one stopped halfway
+    through sending a result left the executor's thread waiting for the rest for ever, and the interpreter's
+    exit waits for that thread: `annotate BAD --jobs 2` printed its error and often never ended. A worker
+    killed so (out of memory) left the run waiting for its result for ever."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", HALF_SENT, how], capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == ending + b"\n", done.stderr.decode()

@@ -386,6 +386,17 @@ def test_parquet_needs_a_regular_file(tmp_path, monkeypatch, output, reason):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_folder_for_parquet_is_said_to_be_one(tmp_path):
+    """As for every output: the folder is named, not called a pipe or a device."""
+    (tmp_path / "steps.parquet").mkdir()
+    for command in (("annotate", "--system", "arc-eager"), ("oracle",)):
+        result = run(command[0], SAMPLE_DATA / "en_sample.conllu", *command[1:], "--format", "parquet",
+                     "-o", tmp_path / "steps.parquet")
+        assert result.returncode == 1 and result.stdout == b""
+        assert result.stderr.decode() == f"treetool: error: {tmp_path / 'steps.parquet'}: Is a directory\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["steps.parquet"]
+
+
 def test_parquet_never_replaces_the_input(tmp_path):
     source = tmp_path / "t.conllu"
     treebank(source)

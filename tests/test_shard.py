@@ -122,7 +122,8 @@ def test_ptb_shards_cut_at_top_level_brackets(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.parametrize("text, message", [("0/3", "between 1 and N"), ("4/3", "between 1 and N"), ("3", "K/N"),
-                                           ("a/b", "K/N"), ("1/0", "between 1 and N")])
+                                           ("a/b", "K/N"), ("1/0", "between 1 and N"),
+                                           ("²/3", "K/N"), ("1/٣", "K/N")])  # digits to Unicode, not numbers
 def test_shard_parse_refuses_what_is_not_k_of_n(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Shard.parse(text)
@@ -219,6 +220,18 @@ def test_shard_refuses_what_it_cannot_cut(tmp_path: Path) -> None:
         result = run_cli(*args, stdin=b"")
         assert result.returncode == 2 and message in result.stderr.decode(), (args, result.stderr)
         assert b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name, reason", [("folder.conllu", "Is a directory"), ("missing.conllu", "No such file")])
+def test_shard_of_what_cannot_be_read_says_why_as_any_input(tmp_path: Path, name: str, reason: str) -> None:
+    """Not called a pipe, a FIFO or a device: the operating system's reason, as for an input without --shard."""
+    (tmp_path / "folder.conllu").mkdir()
+    plain = run_cli("projectivize", tmp_path / name)
+    result = run_cli("projectivize", tmp_path / name, "--shard", "1/2")
+    assert result.returncode == plain.returncode == 2 and result.stdout == b""
+    assert result.stderr == plain.stderr
+    assert result.stderr.startswith(f"treetool: error: {tmp_path / name}: {reason}".encode())
+    assert result.stderr.count(b"\n") == 1
 
 
 def test_shard_refuses_a_fifo(tmp_path: Path) -> None:

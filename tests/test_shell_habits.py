@@ -74,7 +74,7 @@ OUTPUTS = {
     "annotate (ptb)": (["annotate", "BADPTB", "--system", "top-down", "--labels", "LABELS", "--on-error", "skip"], ["-o", "--rejects"]),
 }
 OUTPUT_CASES = [(name, option) for name, (_, options) in OUTPUTS.items() for option in options]
-SIGNALS = [signal.SIGTERM, signal.SIGHUP]
+SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL]  # SIGKILL cleans nothing up: no named file may be there
 
 
 @pytest.fixture
@@ -413,6 +413,18 @@ def test_output_to_dev_stdin_while_stdin_is_read_is_refused(files, name):
     assert b"is the input" in got.stderr and got.stdout == b""
 
 
+@pytest.mark.parametrize("rejects", ["-", "/dev/stdout"])
+@pytest.mark.parametrize("name", ["stats", "coverage"])
+def test_rejects_on_the_stdout_a_report_is_printed_on_are_refused(files, name, rejects):
+    """stats and coverage print their report on stdout: rejected sentences there too would be mixed into it
+    (a JSON report that no longer parses)."""
+    template, _ = OUTPUTS[name]
+    got = subprocess.run([sys.executable, "-m", "treetool", *_args(template, files), "--format", "json",
+                          "--rejects", rejects], capture_output=True, timeout=120)
+    assert got.returncode == 2 and got.stdout == b""
+    assert got.stderr.count(b"\n") == 1 and b"two outputs" in got.stderr, got.stderr
+
+
 @pytest.mark.parametrize("name", OUTPUTS)
 def test_stdout_appended_to_an_input_is_refused(files, name):
     """``treetool CMD x >> x`` would read its own output without end."""
@@ -467,7 +479,7 @@ def test_a_terminated_run_leaves_the_old_output_and_no_temporary_file(tmp_path, 
             assert time.monotonic() < deadline, "the output was never opened"
             time.sleep(0.02)
         proc.send_signal(signum)
-        assert proc.wait(timeout=60) == 128 + signum
+        assert proc.wait(timeout=60) == (-signum if signum == signal.SIGKILL else 128 + signum)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -547,6 +559,57 @@ def test_a_closed_pipe_does_not_change_the_status(files, case):
         os.close(write)
     assert got.returncode == expected.returncode, got.stderr
     assert b"Traceback" not in got.stderr
+
+
+@pytest.mark.parametrize("name", [name for name, (template, options) in OUTPUTS.items()
+                                  if {"-o", "--rejects"} <= set(options) and any(t.startswith("BAD") for t in template)])
+def test_rejects_on_a_closed_pipe_leave_the_output_to_be_written(tmp_path, files, name):
+    """``--rejects - -o FILE | head -1``: the reader of the rejects has gone, the run has not; it ended with
+    status 0 and without FILE."""
+    template, _ = OUTPUTS[name]
+    args = _args(template, files)
+    expected = run_cli(*args, "-o", tmp_path / "expected.out", "--rejects", tmp_path / "rejects.out")
+    assert expected.returncode == 0 and (tmp_path / "rejects.out").stat().st_size > 0, expected.stderr
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first byte: every write fails
+    try:
+        got = subprocess.run([sys.executable, "-m", "treetool", *args, "-o", tmp_path / "got.out", "--rejects", "-"],
+                             stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert got.returncode == 0 and got.stderr == expected.stderr.replace(str(tmp_path / "rejects.out").encode(), b"-")
+    assert (tmp_path / "got.out").read_bytes() == (tmp_path / "expected.out").read_bytes()
+
+
+def _run_without_stdout(*args: object, closing: str = ">&-") -> subprocess.CompletedProcess:
+    """treetool with descriptor 1 closed, as ``treetool ... >&-`` starts it (or stdin: ``closing="<&-"``)."""
+    return subprocess.run(["sh", "-c", f'exec "$@" {closing}', "sh", sys.executable, "-m", "treetool",
+                           *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+
+
+@pytest.mark.parametrize("args", [("stats", "-"), ("diff", "GOLD", "-"), ("view", "GOLD", "--ids", "-")])
+def test_reading_a_closed_stdin_is_one_line(files, args):
+    got = _run_without_stdout(*_args(list(args), files), closing="<&-")
+    assert got.returncode == 2 and got.stdout == b""
+    assert got.stderr == b"treetool: error: <stdin>: Bad file descriptor\n"
+
+
+@pytest.mark.parametrize("args, status", [
+    (("stats", "GOLD", "--format", "json"), 1), (("filter", "GOLD"), 1), (("view", "GOLD"), 1),
+    (("diff", "GOLD", "OTHER"), 2), (("stats", "--help"), 1),
+])
+def test_printing_to_a_closed_stdout_is_one_line(files, args, status):
+    """``treetool stats x >&-`` ended in a traceback (Python leaves sys.stdout None); now as a shell tool: the
+    one line of a write to a closed descriptor."""
+    got = _run_without_stdout(*_args(list(args), files))
+    assert got.returncode == status and got.stderr == b"treetool: error: <stdout>: Bad file descriptor\n"
+
+
+def test_a_run_that_prints_nothing_needs_no_stdout(tmp_path, files):
+    expected = run_cli("annotate", files["GOLD"], "--system", "arc-eager").stdout
+    got = _run_without_stdout("annotate", files["GOLD"], "--system", "arc-eager", "-o", tmp_path / "steps.jsonl")
+    assert got.returncode == 0 and got.stderr == b""
+    assert (tmp_path / "steps.jsonl").read_bytes() == expected
 
 
 def test_diff_with_a_closed_pipe_still_says_the_files_differ(files):

@@ -84,6 +84,8 @@ MAX_CHUNK = 1024
 MAX_KEYS = 4096
 #: Outstanding chunks per worker: enough to keep every worker busy behind one slow chunk.
 WINDOW_PER_JOB = 4
+#: How often a run waiting for a chunk checks that no worker has died halfway through sending a result.
+WORKER_CHECK_SECONDS = 1.0
 
 
 def start_method() -> str:
@@ -338,6 +340,7 @@ class SentencePool:
         # shutdown forgets the processes, so they are taken first.
         processes = list((getattr(executor, "_processes", None) or {}).values())
         manager = getattr(executor, "_executor_manager_thread", None)
+        _end_results(executor)  # a worker stopped while it sends a result must not leave the thread waiting
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
@@ -513,12 +516,29 @@ class SentencePool:
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            outcomes, seconds = chunk.future.result()
+            outcomes, seconds = self._result(chunk.future)
         except BrokenProcessPool:
             raise self._died() from None
         each = seconds / len(chunk.tasks)
         self._task_seconds = (self._task_seconds + each) / 2 if self._task_seconds else each
         return [_received(outcome) for outcome in outcomes]
+
+    def _result(self, future: Future) -> Any:
+        """``future.result()``. A worker killed halfway through sending a result leaves the executor's thread
+        waiting for the rest, so the pool would never break: once a worker has gone, the others are stopped (as
+        the executor does with a broken pool) and the results pipe ended (:func:`_end_results`), and the thread
+        finds the pool broken."""
+        from concurrent.futures import TimeoutError as Waiting
+
+        while True:
+            try:
+                return future.result(timeout=WORKER_CHECK_SECONDS)
+            except Waiting:
+                processes = list((getattr(self._executor, "_processes", None) or {}).values())
+                if any(process.exitcode is not None for process in processes):
+                    for process in processes:
+                        process.terminate()
+                    _end_results(self._executor)
 
     def _died(self) -> WorkerDied:
         """The error for a broken pool, naming the signal that killed a worker when it is known.
@@ -538,6 +558,16 @@ class SentencePool:
         how = f"was killed by {', '.join(map(_signal_name, sorted(killed)))}" if killed else "ended abruptly"
         return WorkerDied(f"a --jobs worker process {how} (out of memory?): the output is incomplete; "
                           "try fewer --jobs")
+
+
+def _end_results(executor: ProcessPoolExecutor) -> None:
+    """Close this process's end of the executor's results pipe (nothing here writes to it), so that the pipe ends
+    once the workers are gone. A worker stopped halfway through sending a result (terminated, or killed) leaves
+    half a message, whose rest the executor's thread would wait for for ever, and the interpreter's exit joins
+    that thread; the end of the pipe ends that wait, and the thread, which takes the pool for broken."""
+    writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _signal_name(number: int) -> str:

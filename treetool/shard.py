@@ -27,6 +27,7 @@ compressed files are refused with one line saying why.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import re
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import IO, BinaryIO
 
 from .errors import TreebankError
-from .formats.files import compression_of
+from .formats.files import FileAccessError, compression_of
 
 __all__ = ["Shard", "Window", "find_window", "splittable_size", "WindowReader"]
 
@@ -55,8 +56,8 @@ class Shard:
     @classmethod
     def parse(cls, text: str) -> "Shard":
         """``"K/N"`` with 1 <= K <= N; anything else is a ValueError saying what is expected."""
-        k, slash, n = text.partition("/")
-        if not slash or not k.strip().isdigit() or not n.strip().isdigit():
+        k, slash, n = (part.strip() for part in text.partition("/"))
+        if not slash or not _is_number(k) or not _is_number(n):
             raise ValueError(f"{text!r} is not K/N (e.g. 3/8: the third of eight shards)")
         shard = cls(int(k), int(n))
         if not 1 <= shard.index <= shard.count:
@@ -65,6 +66,11 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is a number in ASCII digits (``str.isdigit`` takes ``²`` and ``٣`` too)."""
+    return text.isascii() and text.isdigit()
 
 
 @dataclass(frozen=True)
@@ -99,13 +105,15 @@ def splittable_size(path: str) -> int:
         raise TreebankError("--shard needs a file it can cut by bytes, not stdin", filename="<stdin>")
     try:
         found = os.stat(path)
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(found.st_mode):
             raise TreebankError("--shard needs a regular file it can cut by bytes (this is a pipe, FIFO or device)",
                                 filename=path)
         with open(path, "rb") as handle:
             head = handle.read(6)
-    except OSError as err:
-        raise TreebankError(f"cannot read: {err.strerror}", filename=path) from None
+    except OSError as err:  # said as for any input
+        raise FileAccessError(path, err, writing=False) from None
     if compression_of(head) is not None:
         raise TreebankError("--shard cannot cut compressed data by bytes: decompress the file first", filename=path)
     return found.st_size

@@ -289,6 +289,8 @@ class AtomicOutput:
 
     ``may_replace_input=False`` (rejects, reports, plots) refuses a file that
     is one of the run's inputs: only the main output may rewrite an input.
+    Such a side output on stdout whose reader goes away (``--rejects - -o
+    FILE | head``) drops the rest, and the run goes on for its main output.
 
     An existing file is first opened for writing (not truncated), so a file
     the shell would refuse (read-only) is refused too, with the same reason.
@@ -313,6 +315,7 @@ class AtomicOutput:
         self._copy_into: IO[bytes] | None = None  # the file a spool is copied into at commit
         self._file: IO[bytes] | None = None
         self.stream: IO[bytes] | None = None
+        self._reader_gone = False  # a side output on stdout: its reader went away, the rest is dropped
         try:
             self._file = self._open(path) if self._owned else self._stdout()
             _, ext = split_compression(path)
@@ -368,10 +371,28 @@ class AtomicOutput:
         return os.fdopen(fd, "wb")
 
     def write(self, data: bytes) -> int:
+        if self._reader_gone:
+            return len(data)
         try:
             return self.stream.write(data)
+        except BrokenPipeError:
+            self._drop_if_side_output()
+            return len(data)
         except OSError as err:
             raise_for_write(self.name, err)
+
+    def _drop_if_side_output(self) -> None:
+        """The reader of stdout has gone: a side output drops the rest (and stdout is pointed at the null
+        device, so that the interpreter's exit flush of what it could not take succeeds quietly); the main
+        output's broken pipe is raised, the run's normal end."""
+        if self._owned or self._may_replace_input:
+            raise
+        self._reader_gone = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._file.fileno())
+        finally:
+            os.close(devnull)
 
     def commit(self) -> None:
         """Finish the output: flush it, and put it in place (rename, or copy into a hard-linked file)."""
@@ -379,7 +400,7 @@ class AtomicOutput:
             if self.stream is not self._file:
                 self.stream.close()  # the compressor's trailer; it leaves the file open
             if not self._owned:
-                self._file.flush()
+                self._flush_stdout()
             elif self._copy_into is not None:
                 _copy_spool(self._file, self._copy_into)
                 self._copy_into = None
@@ -395,6 +416,12 @@ class AtomicOutput:
             if isinstance(err, OSError):
                 raise_for_write(self.name, err)
             raise
+
+    def _flush_stdout(self) -> None:
+        try:
+            self._file.flush()
+        except BrokenPipeError:
+            self._drop_if_side_output()
 
     def abort(self) -> None:
         """Give up: drop the temporary file or spool (an output streamed in place keeps what it got)."""
@@ -458,7 +485,7 @@ def _open_in_place(path: str, flags: int) -> IO[bytes]:
     return os.fdopen(os.open(path, os.O_WRONLY | flags | getattr(os, "O_NOCTTY", 0)), "wb")
 
 
-#: Whether nameless temporary files work here (Linux's O_TMPFILE, linked in through /proc, so that a killed
+#: Whether nameless temporary files work here (Linux's O_TMPFILE, given a name only when done, so that a killed
 #: run leaves nothing behind): None until tried, False where the file system or a sandbox refuses either step.
 _nameless: bool | None = None if getattr(os, "O_TMPFILE", 0) and os.path.isdir("/proc/self/fd") else False
 
@@ -494,7 +521,7 @@ def _create_beside(target: str, access: int) -> tuple[int, str | None]:
 
 
 def _can_link(fd: int, target: str) -> bool:
-    """Try once whether a nameless file can be given a name (some sandboxes refuse the link through /proc)."""
+    """Try once whether a nameless file can be given a name (some sandboxes refuse it)."""
     try:
         with _signals_held():
             os.unlink(_link_nameless(fd, target))
@@ -524,11 +551,33 @@ def _link_nameless(fd: int, target: str) -> str:
     for _ in range(100):
         temp = _temporary_name(target)
         try:
-            os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+            _link_descriptor(fd, temp)
             return temp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", os.path.dirname(target))
+
+
+_AT_FDCWD, _AT_EMPTY_PATH = -100, 0x1000  # Linux's <fcntl.h>
+
+
+def _link_descriptor(fd: int, path: str) -> None:
+    """Give the open file ``fd`` the name ``path``: by ``linkat(fd, "", ..., AT_EMPTY_PATH)``, which Linux allows
+    for a file its caller opened since 6.10 (before, only with CAP_DAC_READ_SEARCH), else through its
+    ``/proc/self/fd`` link, which older kernels take and some systems refuse (EXDEV: seen on Linux 6.18)."""
+    try:
+        import ctypes
+
+        linkat = ctypes.CDLL(None, use_errno=True).linkat
+    except (ImportError, OSError, AttributeError):  # no C library to call: the /proc link only
+        linkat = None
+    if linkat is not None:
+        if linkat(fd, b"", _AT_FDCWD, os.fsencode(path), _AT_EMPTY_PATH) == 0:
+            return
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise FileExistsError(code, os.strerror(code), path)
+    os.link(f"/proc/self/fd/{fd}", path, follow_symlinks=True)
 
 
 def _spool(target: str) -> IO[bytes]:

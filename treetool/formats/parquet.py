@@ -89,9 +89,9 @@ def refusal(path: str) -> str | None:
         found = os.stat(resolved) if resolved is not None else None
     except FileNotFoundError:
         return None
-    if resolved is None or not stat.S_ISREG(found.st_mode):
+    if resolved is None or not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
         return f"{path}: Parquet needs a regular file, not a pipe, a device or a descriptor: its readers seek"
-    return None
+    return None  # a folder: the output's own error says so, as for every output
 
 
 class ParquetOutput:

@@ -122,6 +122,12 @@ class RunFiles:
                 raise _overwritten(found, source)
         self.outputs.append((found, deferred))
 
+    def report_on_stdout(self) -> None:
+        """Record that the run prints its report on stdout: stdout is then one of its outputs, and another
+        output there (``--rejects -``, ``/dev/stdout``) a clash, not bytes mixed into the report."""
+        if self.stdout is not None:
+            self.add_output(self.stdout, deferred=False)
+
     def close(self) -> None:
         """Close the streams set aside and never read (stdin stays open)."""
         for name, stream in self.parked.items():
