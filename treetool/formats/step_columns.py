@@ -100,7 +100,7 @@ def walk_record(sent_id: str, steps: Iterable[Any], vector: Any = None, packed: 
 
     The configurations (stack, buffer, heads, labels) are left out (None): the writer process replays them
     from the actions (:func:`replayed`), on the other core, where pickling them would cost the run's process
-    twice the rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.15). ``configurations``: they
+    three times the rest of the hand-over (unlabelled EWT: 0.33 s of CPU against 0.1). ``configurations``: they
     are handed over all the same: for a writer with too much to do already (labelled walks: with their labels
     columns, replaying too made the writer the slower side, 28% of the run against 21% on EWT), or one without
     the system (a user's own, which may neither pickle nor import in the writer process). Without ``optimal``
