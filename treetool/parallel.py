@@ -338,7 +338,7 @@ class SentencePool:
             return
         # Python 3.11 has no public way to stop a running task (3.14: terminate_workers);
         # shutdown forgets the processes, so they are taken first.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
+        processes = _worker_processes(executor)
         manager = getattr(executor, "_executor_manager_thread", None)
         _end_results(executor)  # a worker stopped while it sends a result must not leave the thread waiting
         executor.shutdown(wait=False, cancel_futures=True)
@@ -534,7 +534,7 @@ class SentencePool:
             try:
                 return future.result(timeout=WORKER_CHECK_SECONDS)
             except Waiting:
-                processes = list((getattr(self._executor, "_processes", None) or {}).values())
+                processes = _worker_processes(self._executor)
                 if any(process.exitcode is not None for process in processes):
                     for process in processes:
                         process.terminate()
@@ -546,7 +546,7 @@ class SentencePool:
         The executor stops the other workers with SIGTERM: that signal is
         named only when no other is seen.
         """
-        processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        processes = _worker_processes(self._executor)
         # A killed process is reaped a moment after its pipe closes, by this thread or by the executor's own
         # (which joins the workers too): its exit code is read until it is known, not joined from two threads.
         deadline = time.monotonic() + 1.0
@@ -558,6 +558,11 @@ class SentencePool:
         how = f"was killed by {', '.join(map(_signal_name, sorted(killed)))}" if killed else "ended abruptly"
         return WorkerDied(f"a --jobs worker process {how} (out of memory?): the output is incomplete; "
                           "try fewer --jobs")
+
+
+def _worker_processes(executor: ProcessPoolExecutor) -> list[Any]:
+    """The executor's worker processes (a private attribute: Python 3.11 has no public way to reach them)."""
+    return list((getattr(executor, "_processes", None) or {}).values())
 
 
 def _end_results(executor: ProcessPoolExecutor) -> None:
